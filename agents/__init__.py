@@ -1,0 +1,52 @@
+"""What plays: Pac-Man agents and evaluation functions, found by name.
+
+``agents.MinimaxAgent`` (or any public name of the modules below) is looked up
+lazily, so ``import agents`` stays cheap and a module whose optional
+dependency is missing only fails when something from it is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+#: The modules searched, in order, for a name asked of this package.
+AGENT_MODULES: tuple[str, ...] = (
+    "basic",
+    "search",
+    "evaluation",
+    "reflex",
+    "anytime",
+    "features",
+    "keyboard",
+)
+
+
+def _modules() -> list[ModuleType]:
+    found = []
+    for short in AGENT_MODULES:
+        try:
+            found.append(importlib.import_module(f"{__name__}.{short}"))
+        except ModuleNotFoundError as error:
+            # A module not written yet is skipped; a missing dependency inside one is not hidden.
+            if error.name != f"{__name__}.{short}":
+                raise
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("_"):
+        raise AttributeError(name)
+    for module in _modules():
+        if name in getattr(module, "__all__", ()):
+            return getattr(module, name)
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")
+
+
+def public_names() -> list[str]:
+    """Every name the agent modules export (agents and evaluation functions)."""
+    names: list[str] = []
+    for module in _modules():
+        names.extend(getattr(module, "__all__", ()))
+    return names

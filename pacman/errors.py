@@ -1,0 +1,27 @@
+"""One exception family for every mistake a user or an agent can make.
+
+Messages name the input and the place, so the CLI can print ``str(error)`` as a
+single line and exit 2 instead of showing a traceback.
+"""
+
+from __future__ import annotations
+
+
+class PacmanError(Exception):
+    """Base class of every error this project raises on purpose."""
+
+
+class LayoutError(PacmanError):
+    """A layout file or text is malformed; the message names file, line and column."""
+
+
+class IllegalActionError(PacmanError):
+    """An agent asked for an action that is not legal in the state, or moved a finished game."""
+
+
+class AgentError(PacmanError):
+    """An agent could not be found, built, or it crashed, timed out or misbehaved."""
+
+
+class UsageError(PacmanError):
+    """A command-line flag or argument is wrong; the message names the flag."""
