@@ -1,0 +1,18 @@
+"""The autograder: CS188-format test suites, run against sandboxed student code.
+
+Importing this package is cheap; the heavy parts (the sandbox, the test kinds,
+the command line) load when ``main`` is called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the autograder with command-line arguments; return the exit code."""
+    from pacman.grading.cli import main as _main
+
+    return _main(argv)
