@@ -25,3 +25,7 @@ class AgentError(PacmanError):
 
 class UsageError(PacmanError):
     """A command-line flag or argument is wrong; the message names the flag."""
+
+
+class DisplayUnavailable(PacmanError):  # noqa: N818 - reads as a condition
+    """No window can be opened (no display, or pygame missing); the message says how to fix it."""

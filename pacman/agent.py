@@ -1,0 +1,51 @@
+"""The agent protocol: an ``index`` and one method that picks an action."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pacman.errors import AgentError
+
+
+class Agent:
+    """Base class of every agent. Override ``get_action`` or CS188's ``getAction``."""
+
+    def __init__(self, index: int = 0) -> None:
+        self.index = index
+
+    def get_action(self, state: Any) -> str:
+        if type(self).getAction is Agent.getAction:
+            raise AgentError(f"{type(self).__name__} defines neither get_action nor getAction")
+        return self.getAction(state)
+
+    def getAction(self, gameState: Any) -> str:
+        return self.get_action(gameState)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(index={getattr(self, 'index', '?')})"
+
+
+def _overridden(agent: object, snake: str, camel: str) -> Callable[..., Any] | None:
+    """The agent's method under either spelling, preferring the one its class defines itself."""
+    cls = type(agent)
+    for name in (snake, camel):
+        for klass in cls.__mro__:
+            if klass is Agent or klass is object:
+                break
+            if name in vars(klass):
+                return getattr(agent, name)
+    return None
+
+
+def action_method(agent: object) -> Callable[[Any], str]:
+    """The callable that asks ``agent`` for an action, whichever spelling it implements."""
+    method = _overridden(agent, "get_action", "getAction")
+    if method is None:
+        raise AgentError(f"agent {type(agent).__name__} has no get_action or getAction method")
+    return method
+
+
+def hook(agent: object, snake: str, camel: str) -> Callable[[Any], Any] | None:
+    """An optional hook such as ``register_initial_state``/``registerInitialState``, if defined."""
+    return _overridden(agent, snake, camel)

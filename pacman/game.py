@@ -1,0 +1,209 @@
+"""The turn loop: agents move in order until the game is won or lost.
+
+Observers (displays, recorders) get ``initialize(state)``, ``update(state,
+agent_index, action)`` after every move and ``finish(state, result)``; each
+method is optional. An agent that raises, runs out of time or plays an
+illegal move ends the game as a crash; with ``catch_exceptions=False`` the
+crash is raised as one ``AgentError`` whose message says what happened.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pacman.agent import action_method, hook
+from pacman.errors import AgentError, IllegalActionError
+from pacman.state import GameState
+
+
+class QuitRequested(Exception):  # noqa: N818 - a request, not an error
+    """Raised by an observer (a window being closed) to end the run cleanly."""
+
+
+@dataclass
+class GameResult:
+    """How one game ended."""
+
+    layout: str
+    pacman: str
+    ghosts: list[str]
+    score: float
+    win: bool
+    lose: bool
+    moves: int
+    pacman_moves: int
+    crashed: bool = False
+    crash: str | None = None
+    truncated: bool = False
+    seconds: float = 0.0
+    seed: int | None = None
+    actions: list[tuple[int, str]] = field(default_factory=list, repr=False)
+    final_state: GameState | None = field(default=None, repr=False, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON-lines record of the game (without its move list)."""
+        record = asdict(self)
+        record.pop("final_state")
+        record.pop("actions")
+        return record
+
+
+def _where(error: BaseException) -> str:
+    """`` at file.py:LINE`` of the innermost frame that raised, for one-line messages."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f" at {os.path.basename(frame.filename)}:{frame.lineno}"
+
+
+class Game:
+    """One game between a Pac-Man agent and ghost agents."""
+
+    def __init__(
+        self,
+        state: GameState,
+        agents: Sequence[object],
+        *,
+        observers: Iterable[object] = (),
+        catch_exceptions: bool = False,
+        move_timeout: float | None = None,
+        game_timeout: float | None = None,
+        max_moves: int | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if len(agents) < state.get_num_agents():
+            raise AgentError(
+                f"the layout {state.layout.name} has {state.get_num_agents()} agents "
+                f"but only {len(agents)} were given"
+            )
+        self.initial_state = state
+        self.agents = list(agents[: state.get_num_agents()])
+        self.observers = list(observers)
+        self.catch_exceptions = catch_exceptions
+        self.move_timeout = move_timeout
+        self.game_timeout = game_timeout
+        self.max_moves = max_moves
+        self.seed = seed
+
+    def _name(self, index: int) -> str:
+        who = "Pac-Man" if index == 0 else f"ghost {index}"
+        return f"{who} ({type(self.agents[index]).__name__})"
+
+    def _notify(self, method: str, *args: Any) -> None:
+        for observer in self.observers:
+            callback = getattr(observer, method, None)
+            if callback is not None:
+                callback(*args)
+
+    def run(self) -> GameResult:
+        state = self.initial_state
+        agents = self.agents
+        started = time.perf_counter()
+        used = [0.0] * len(agents)
+        actions: list[tuple[int, str]] = []
+        crash: str | None = None
+        truncated = False
+        pacman_moves = 0
+        self._notify("initialize", state)
+
+        for index, agent in enumerate(agents):
+            register = hook(agent, "register_initial_state", "registerInitialState")
+            if register is None:
+                continue
+            tic = time.perf_counter()
+            try:
+                register(state.copy())
+            except Exception as error:
+                crash = f"{self._name(index)} crashed in registerInitialState: {type(error).__name__}: {error}{_where(error)}"
+                break
+            used[index] += time.perf_counter() - tic
+
+        choosers = [action_method(agent) for agent in agents]
+        index = 0
+        while crash is None and not state.is_terminal():
+            if index == 0 and self.max_moves is not None and pacman_moves >= self.max_moves:
+                truncated = True
+                break
+            move = len(actions) + 1
+            tic = time.perf_counter()
+            try:
+                action = choosers[index](state.copy())
+            except Exception as error:
+                crash = (
+                    f"{self._name(index)} crashed on move {move}: "
+                    f"{type(error).__name__}: {error}{_where(error)}"
+                )
+                break
+            elapsed = time.perf_counter() - tic
+            used[index] += elapsed
+            if self.move_timeout is not None and elapsed > self.move_timeout:
+                crash = f"{self._name(index)} timed out on move {move}: {elapsed:.2f} s > {self.move_timeout:g} s"
+                break
+            if self.game_timeout is not None and used[index] > self.game_timeout:
+                crash = f"{self._name(index)} ran out of time on move {move}: {used[index]:.2f} s in total > {self.game_timeout:g} s"
+                break
+            try:
+                state = state.generate_successor(index, action)
+            except IllegalActionError as error:
+                crash = f"{self._name(index)} played an illegal move on move {move}: {error}"
+                break
+            actions.append((index, action))
+            if index == 0:
+                pacman_moves += 1
+            self._notify("update", state, index, action)
+            index = (index + 1) % len(agents)
+
+        if crash is None:
+            for index, agent in enumerate(agents):
+                final = hook(agent, "final", "final")
+                if final is not None:
+                    try:
+                        final(state.copy())
+                    except Exception as error:
+                        crash = f"{self._name(index)} crashed in final: {type(error).__name__}: {error}{_where(error)}"
+                        break
+
+        result = GameResult(
+            layout=state.layout.name,
+            pacman=type(agents[0]).__name__,
+            ghosts=[type(agent).__name__ for agent in agents[1:]],
+            score=state.get_score(),
+            win=state.is_win() and crash is None,
+            lose=state.is_lose(),
+            moves=len(actions),
+            pacman_moves=pacman_moves,
+            crashed=crash is not None,
+            crash=crash,
+            truncated=truncated,
+            seconds=time.perf_counter() - started,
+            seed=self.seed,
+            actions=actions,
+            final_state=state,
+        )
+        self._notify("finish", state, result)
+        if crash is not None and not self.catch_exceptions:
+            raise AgentError(crash)
+        return result
+
+
+def run_game(
+    layout: Any,
+    pacman: object,
+    ghosts: Sequence[object] = (),
+    *,
+    num_ghosts: int | None = None,
+    **options: Any,
+) -> GameResult:
+    """Play one game on a layout (a ``Layout`` or a name) and return how it ended."""
+    from pacman.layout import Layout, load_layout
+
+    if not isinstance(layout, Layout):
+        layout = load_layout(layout)
+    state = GameState.initial(layout, len(ghosts) if num_ghosts is None else num_ghosts)
+    return Game(state, [pacman, *ghosts], **options).run()

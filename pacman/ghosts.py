@@ -1,0 +1,109 @@
+"""Ghost policies with CS188's distributions and its one-draw sampling.
+
+Each ghost computes a distribution over its legal actions, then picks with a
+single ``rng.random()`` draw over the actions sorted by name, exactly as
+CS188's ``util.chooseFromDistribution`` does, so seeded games replay CS188's
+move for move. The float arithmetic (insertion-order sums, normalising twice
+when a sum is not exactly 1) is reproduced on purpose.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pacman.agent import Agent
+from pacman.directions import STOP, VECTORS
+
+
+def _normalised(weights: dict[str, float]) -> dict[str, float]:
+    total = float(sum(weights.values()))
+    if total == 0:
+        return weights
+    return {action: weight / total for action, weight in weights.items()}
+
+
+def sample(distribution: dict[str, float], rng: random.Random) -> str:
+    """Draw an action with one ``rng.random()`` call, walking the actions in name order."""
+    items = sorted(distribution.items())
+    probabilities = [p for _, p in items]
+    if sum(probabilities) != 1:
+        total = float(sum(probabilities))
+        probabilities = [p / total for p in probabilities]
+    draw = rng.random()
+    index, running = 0, probabilities[0]
+    while draw > running:
+        index += 1
+        running += probabilities[index]
+    return items[index][0]
+
+
+class GhostAgent(Agent):
+    """A ghost that samples its action from ``get_distribution``."""
+
+    def __init__(self, index: int, rng: random.Random | None = None) -> None:
+        super().__init__(index)
+        # The global generator by default, as CS188 ghosts use; the runner always hands one in.
+        self.rng = rng if rng is not None else random._inst  # type: ignore[attr-defined]
+
+    def get_distribution(self, state: Any) -> dict[str, float]:
+        raise NotImplementedError
+
+    def get_action(self, state: Any) -> str:
+        distribution = self.get_distribution(state)
+        if not distribution:
+            return STOP
+        return sample(distribution, self.rng)
+
+    getDistribution = get_distribution
+
+
+class RandomGhost(GhostAgent):
+    """Moves uniformly at random among its legal actions."""
+
+    def get_distribution(self, state: Any) -> dict[str, float]:
+        return _normalised(dict.fromkeys(state.get_legal_actions(self.index), 1.0))
+
+
+class DirectionalGhost(GhostAgent):
+    """Chases Pac-Man (or flees when scared) with probability 0.8, else moves at random."""
+
+    def __init__(
+        self,
+        index: int,
+        prob_attack: float = 0.8,
+        prob_scaredFlee: float = 0.8,  # noqa: N803 - CS188's keyword
+        rng: random.Random | None = None,
+    ) -> None:
+        super().__init__(index, rng)
+        self.prob_attack = float(prob_attack)
+        self.prob_scared_flee = float(prob_scaredFlee)
+
+    def get_distribution(self, state: Any) -> dict[str, float]:
+        legal = state.get_legal_actions(self.index)
+        if not legal:
+            return {}
+        scared = state.get_ghost_state(self.index).scared_timer > 0
+        speed = 0.5 if scared else 1.0
+        x, y = state.get_ghost_position(self.index)
+        px, py = state.get_pacman_position()
+        distances = [
+            abs(x + VECTORS[a][0] * speed - px) + abs(y + VECTORS[a][1] * speed - py) for a in legal
+        ]
+        if scared:
+            best_distance, best_probability = max(distances), self.prob_scared_flee
+        else:
+            best_distance, best_probability = min(distances), self.prob_attack
+        best = [a for a, d in zip(legal, distances) if d == best_distance]
+        weights: dict[str, float] = {}
+        for action in best:
+            weights[action] = best_probability / len(best)
+        for action in legal:
+            weights[action] = weights.get(action, 0) + (1 - best_probability) / len(legal)
+        return _normalised(weights)
+
+
+GHOST_TYPES: dict[str, type[GhostAgent]] = {
+    "RandomGhost": RandomGhost,
+    "DirectionalGhost": DirectionalGhost,
+}

@@ -1,0 +1,182 @@
+"""Maze files: CS188's text format, parsed strictly.
+
+Rows are given top row first; y grows upward, so the bottom row is y = 0.
+``%`` wall, ``.`` food, ``o`` capsule, ``P`` Pac-Man, ``G`` or ``1``-``4`` a
+ghost, space empty. Every problem raises ``LayoutError`` naming the file,
+line and column.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from pacman.errors import LayoutError
+from pacman.grid import Grid
+
+Position = tuple[int, int]
+
+_GHOST_KEYS = {"G": 1, "1": 1, "2": 2, "3": 3, "4": 4}
+_KNOWN = set("%.oP ") | set(_GHOST_KEYS)
+
+
+@dataclass(frozen=True, eq=False)
+class Layout:
+    """A parsed maze: walls, food, capsules and the agents' starting cells."""
+
+    name: str
+    rows: tuple[str, ...] = field(repr=False)
+    width: int
+    height: int
+    walls: Grid = field(repr=False)
+    food_positions: tuple[Position, ...] = field(repr=False)
+    capsules: tuple[Position, ...] = field(repr=False)
+    #: Pac-Man first, then ghosts by (key, x, y), as ``(is_pacman, (x, y))``.
+    agent_positions: tuple[tuple[bool, Position], ...] = field(repr=False)
+
+    @property
+    def num_ghosts(self) -> int:
+        return len(self.agent_positions) - 1
+
+    @cached_property
+    def food(self) -> Grid:
+        """The starting food as a read-only grid."""
+        columns = [[False] * self.height for _ in range(self.width)]
+        for x, y in self.food_positions:
+            columns[x][y] = True
+        return Grid.frozen(columns)
+
+    def is_wall(self, x: int, y: int) -> bool:
+        return self.walls.data[x][y]
+
+    def __str__(self) -> str:
+        return "\n".join(self.rows)
+
+    # CS188 spellings.
+    def getNumGhosts(self) -> int:
+        return self.num_ghosts
+
+    @property
+    def agentPositions(self) -> list[tuple[bool, Position]]:
+        return list(self.agent_positions)
+
+    @property
+    def numGhosts(self) -> int:
+        return self.num_ghosts
+
+    @property
+    def layoutText(self) -> list[str]:
+        return list(self.rows)
+
+
+def parse_layout(text: str, name: str = "<layout>") -> Layout:
+    """Parse layout text; ``name`` is used in error messages and as the layout's name."""
+    lines = [line.strip() for line in text.splitlines()]
+    first = 0
+    while first < len(lines) and not lines[first]:
+        first += 1
+    while lines and not lines[-1]:
+        lines.pop()
+    rows = lines[first:]
+    if not rows:
+        raise LayoutError(f"{name}: the layout is empty")
+    width = len(rows[0])
+    height = len(rows)
+    for index, row in enumerate(rows):
+        line = first + index + 1
+        if len(row) != width:
+            raise LayoutError(
+                f"{name} line {line}: row is {len(row)} wide, expected {width} like the first row"
+            )
+        for column, char in enumerate(row, start=1):
+            if char not in _KNOWN:
+                raise LayoutError(
+                    f"{name} line {line} column {column}: unknown character {char!r} "
+                    "(expected one of % . o P G 1 2 3 4 or space)"
+                )
+            on_border = index in (0, height - 1) or column in (1, width)
+            if on_border and char != "%":
+                raise LayoutError(
+                    f"{name} line {line} column {column}: border cell is {char!r}, must be a wall '%'"
+                )
+
+    walls = [[False] * height for _ in range(width)]
+    food: list[Position] = []
+    capsules: list[Position] = []
+    pacmen: list[Position] = []
+    ghosts: list[tuple[int, Position]] = []
+    # Scan bottom row first so capsules come out in CS188's (y, x) order.
+    for y in range(height):
+        row = rows[height - 1 - y]
+        for x, char in enumerate(row):
+            if char == "%":
+                walls[x][y] = True
+            elif char == ".":
+                food.append((x, y))
+            elif char == "o":
+                capsules.append((x, y))
+            elif char == "P":
+                pacmen.append((x, y))
+            elif char in _GHOST_KEYS:
+                ghosts.append((_GHOST_KEYS[char], (x, y)))
+    if not pacmen:
+        raise LayoutError(f"{name}: no Pac-Man 'P' in the layout")
+    if len(pacmen) > 1:
+        x, y = sorted(pacmen, key=lambda p: (-p[1], p[0]))[1]
+        raise LayoutError(
+            f"{name} line {first + height - y} column {x + 1}: a second Pac-Man 'P' (only one is allowed)"
+        )
+    ghosts.sort()
+    agents = ((True, pacmen[0]), *((False, position) for _, position in ghosts))
+    return Layout(
+        name=name,
+        rows=tuple(rows),
+        width=width,
+        height=height,
+        walls=Grid.frozen(walls),
+        food_positions=tuple(sorted(food)),
+        capsules=tuple(capsules),
+        agent_positions=agents,
+    )
+
+
+def bundled_layout_dir() -> Path:
+    """Where the layouts shipped with the project live (wheel or checkout)."""
+    here = Path(__file__).resolve().parent
+    inside = here / "layouts"
+    return inside if inside.is_dir() else here.parent / "layouts"
+
+
+def layout_names() -> list[str]:
+    """Names of the bundled layouts."""
+    return sorted(path.stem for path in bundled_layout_dir().glob("*.lay"))
+
+
+def load_layout(name_or_path: str | os.PathLike[str]) -> Layout:
+    """Load a layout by bundled name (``mediumClassic``) or by file path."""
+    text_name = str(name_or_path)
+    candidates = [Path(text_name)]
+    if not text_name.endswith(".lay"):
+        candidates.append(Path(text_name + ".lay"))
+    if os.sep not in text_name and "/" not in text_name:
+        stem = text_name.removesuffix(".lay")
+        candidates += [Path("layouts") / f"{stem}.lay", bundled_layout_dir() / f"{stem}.lay"]
+    for path in candidates:
+        if path.is_file():
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                raise LayoutError(f"{path}: cannot read layout ({error})") from None
+            return parse_layout(
+                text, name=path.stem if path.parent == bundled_layout_dir() else str(path)
+            )
+    close = difflib.get_close_matches(text_name, layout_names(), n=3, cutoff=0.5)
+    hint = (
+        f"; did you mean {', '.join(close)}?"
+        if close
+        else f"; known layouts: {', '.join(layout_names())}"
+    )
+    raise LayoutError(f"unknown layout {text_name!r} (no such name or file){hint}")

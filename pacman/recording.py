@@ -1,0 +1,135 @@
+"""Watch a search expand: a state wrapper that logs every successor call.
+
+Hand an agent ``log.wrap(state)`` instead of ``state``. Every
+``generate_successor`` call on it, or on any state it returned, in either
+spelling and with positional or keyword arguments, appends one
+:class:`Expansion` (agent index, action, parent, child) to the
+:class:`ExpansionLog` that made the wrapper, and returns a wrapped child. The
+log belongs to whoever created it, so two searches never share one by accident.
+
+The wrapper compares and hashes as the state inside it, forwards every other
+attribute to it, and so is invisible to the agent. Its camelCase methods come
+from the same mixin as ``GameState``'s and call its own snake_case ones, so
+``generateSuccessor(agentIndex=1, action="West")`` is logged too. Parents and children are
+logged unwrapped.
+
+>>> from pacman.gametree import GameTree
+>>> tree = GameTree(2, "root", [("root", "a", "x"), ("x", "b", "y")])
+>>> log = ExpansionLog()
+>>> state = log.wrap(tree.start)
+>>> state.generate_successor(0, "a").generate_successor(agent_index=1, action="b")
+RecordingState(TreeState('y'))
+>>> [(e.agent_index, e.action, str(e.parent), str(e.child)) for e in log]
+[(0, 'a', 'root', 'x'), (1, 'b', 'x', 'y')]
+>>> log.generated_names(), log.explored_count()
+(['root', 'x', 'y'], 3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from pacman.compat import GameStateCamelCase
+
+__all__ = ["Expansion", "ExpansionLog", "RecordingState", "unwrap"]
+
+
+class Expansion(NamedTuple):
+    """One successor call: who moved, how, from which state, to which state."""
+
+    agent_index: int
+    action: str
+    parent: Any
+    child: Any
+
+
+class ExpansionLog:
+    """The successor calls made on the states it wrapped, in call order."""
+
+    def __init__(self) -> None:
+        self.entries: list[Expansion] = []
+        #: The states handed out by :meth:`wrap` (unwrapped), in order.
+        self.roots: list[Any] = []
+
+    def wrap(self, state: Any) -> RecordingState:
+        """``state`` wrapped so that successor calls on it (and its descendants) are logged here."""
+        state = unwrap(state)
+        self.roots.append(state)
+        return RecordingState(state, self)
+
+    def clear(self) -> None:
+        """Forget every entry and root (for example, between two moves of a game)."""
+        self.entries.clear()
+        self.roots.clear()
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self) -> Iterator[Expansion]:
+        return iter(self.entries)
+
+    def generated(self) -> set[Any]:
+        """The wrapped roots and every child returned (CS188's "generated" states)."""
+        found = set(self.roots)
+        found.update(entry.child for entry in self.entries)
+        return found
+
+    def generated_names(self) -> list[str]:
+        """``generated()`` as sorted strings: a tree test's ``generated`` field, split."""
+        return sorted(str(state) for state in self.generated())
+
+    def explored_count(self) -> int:
+        """How many distinct states were the parent or the child of a call (CS188's "explored")."""
+        found = {entry.parent for entry in self.entries}
+        found.update(entry.child for entry in self.entries)
+        return len(found)
+
+
+def unwrap(state: Any) -> Any:
+    """The state inside any number of :class:`RecordingState` layers."""
+    while isinstance(state, RecordingState):
+        state = state._state
+    return state
+
+
+class RecordingState(GameStateCamelCase):
+    """A state whose successor calls are appended to an :class:`ExpansionLog`."""
+
+    __slots__ = ("_log", "_state")
+
+    def __init__(self, state: Any, log: ExpansionLog) -> None:
+        self._state = state
+        self._log = log
+
+    @property
+    def wrapped(self) -> Any:
+        """The state inside."""
+        return self._state
+
+    def generate_successor(self, agent_index: int, action: str) -> RecordingState:
+        child = self._state.generate_successor(agent_index, action)
+        self._log.entries.append(Expansion(agent_index, action, self._state, child))
+        return RecordingState(child, self._log)
+
+    def generate_pacman_successor(self, action: str) -> RecordingState:
+        return self.generate_successor(0, action)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names the wrapper lacks. Dunder lookups (copy, pickle) and the slots
+        # themselves must not recurse into a half-built wrapper.
+        if name.startswith("__") or name in ("_state", "_log"):
+            raise AttributeError(name)
+        return getattr(self._state, name)
+
+    def __eq__(self, other: object) -> bool:
+        return self._state == unwrap(other)
+
+    def __hash__(self) -> int:
+        return hash(self._state)
+
+    def __str__(self) -> str:
+        return str(self._state)
+
+    def __repr__(self) -> str:
+        return f"RecordingState({self._state!r})"
