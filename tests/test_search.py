@@ -1,0 +1,389 @@
+"""Minimax, alpha-beta and expectimax on hand-written game trees: action and exact expansion."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.evaluation import betterEvaluationFunction, scoreEvaluationFunction
+from agents.search import (
+    ALPHABETA,
+    EXPECTIMAX,
+    MINIMAX,
+    AlphaBetaAgent,
+    ExpectimaxAgent,
+    MinimaxAgent,
+    search,
+)
+from pacman.errors import AgentError
+from pacman.gametree import GameTree
+from pacman.recording import ExpansionLog
+
+AGENTS = {MINIMAX: MinimaxAgent, ALPHABETA: AlphaBetaAgent, EXPECTIMAX: ExpectimaxAgent}
+
+
+def tree(num_agents: int, successors: str, values: str, win: str = "", lose: str = "") -> GameTree:
+    return GameTree.from_fields(
+        {
+            "num_agents": str(num_agents),
+            "start_state": "root",
+            "successors": successors,
+            "evaluation": values,
+            "win_states": win,
+            "lose_states": lose,
+        }
+    )
+
+
+def play(kind: str, game: GameTree, depth: int) -> tuple[str, list[str]]:
+    """The agent's action and its successor calls as ``"agent parent action child"`` lines."""
+    log = ExpansionLog()
+    action = AGENTS[kind](depth=depth).get_action(log.wrap(game.start))
+    return action, [f"{e.agent_index} {e.parent} {e.action} {e.child}" for e in log]
+
+
+def lines(text: str) -> list[str]:
+    return [line.strip() for line in text.strip().splitlines()]
+
+
+# A max root over three MIN (or chance) nodes: the lecture example, one ghost, depth 1.
+LECTURE = tree(
+    2,
+    """
+    root Left m1
+    root Center m2
+    root Right m3
+    m1 Left A
+    m1 Center B
+    m1 Right C
+    m2 Left D
+    m2 Center E
+    m2 Right F
+    m3 Left G
+    m3 Center H
+    m3 Right I
+    """,
+    "A 3\nB 12\nC 8\nD 2\nE 4\nF 6\nG 14\nH 5\nI 2",
+)
+LECTURE_ALL = """
+    0 root Left m1
+    1 m1 Left A
+    1 m1 Center B
+    1 m1 Right C
+    0 root Center m2
+    1 m2 Left D
+    1 m2 Center E
+    1 m2 Right F
+    0 root Right m3
+    1 m3 Left G
+    1 m3 Center H
+    1 m3 Right I
+"""
+
+
+def test_lecture_tree_minimax_expands_everything():
+    assert play(MINIMAX, LECTURE, 1) == ("Left", lines(LECTURE_ALL))
+
+
+def test_lecture_tree_alpha_beta_prunes_after_a_value_below_alpha():
+    action, calls = play(ALPHABETA, LECTURE, 1)
+    assert action == "Left"
+    assert calls == lines(
+        """
+        0 root Left m1
+        1 m1 Left A
+        1 m1 Center B
+        1 m1 Right C
+        0 root Center m2
+        1 m2 Left D
+        0 root Right m3
+        1 m3 Left G
+        1 m3 Center H
+        1 m3 Right I
+        """
+    )
+
+
+def test_lecture_tree_expectimax_averages():
+    # Averages 23/3, 4, 22/3.
+    assert play(EXPECTIMAX, LECTURE, 1) == ("Left", lines(LECTURE_ALL))
+    assert search(LECTURE.start, 1, scoreEvaluationFunction, EXPECTIMAX).value == 23 / 3
+
+
+# Ties: both root moves are worth 5; the MIN node's first child equals alpha, so it must not prune.
+TIED = tree(2, "root Left m1\nroot Right m2\nm1 a A\nm2 a B\nm2 b C", "A 5\nB 5\nC 7")
+TIED_ALL = """
+    0 root Left m1
+    1 m1 a A
+    0 root Right m2
+    1 m2 a B
+    1 m2 b C
+"""
+
+
+@pytest.mark.parametrize("kind", [MINIMAX, ALPHABETA, EXPECTIMAX])
+def test_ties_go_to_the_first_action_and_equality_never_prunes(kind):
+    expected_action = "Right" if kind == EXPECTIMAX else "Left"  # expectimax: 5 against 6
+    assert play(kind, TIED, 1) == (expected_action, lines(TIED_ALL))
+
+
+def test_all_equal_root_moves_choose_the_first():
+    flat = tree(2, "root c m1\nroot b m2\nroot a m3\nm1 x A\nm2 x B\nm3 x C", "A 1\nB 1\nC 1")
+    for kind in AGENTS:
+        assert play(kind, flat, 1)[0] == "c"
+
+
+# A MAX node under a MIN node: its first child equals beta (no prune), the next exceeds it (prune).
+BETA = tree(
+    2,
+    """
+    root Go g
+    g a p1
+    g b p2
+    p1 x L1
+    p2 x L2
+    p2 y L3
+    p2 z L4
+    """,
+    "L1 4\nL2 4\nL3 9\nL4 1",
+    win="L1 L2 L3 L4",
+)
+
+
+def test_alpha_beta_prunes_a_max_node_only_above_beta():
+    action, calls = play(ALPHABETA, BETA, 2)
+    assert action == "Go"
+    assert calls == lines(
+        """
+        0 root Go g
+        1 g a p1
+        0 p1 x L1
+        1 g b p2
+        0 p2 x L2
+        0 p2 y L3
+        """
+    )
+    assert play(MINIMAX, BETA, 2)[1] == [*calls, "0 p2 z L4"]
+
+
+# Terminal states above the depth limit are scored, not expanded; so is a state with no moves.
+SHALLOW = tree(
+    2,
+    """
+    root L lose1
+    root R g
+    g a W
+    g b p
+    p s m
+    m t leaf
+    """,
+    "lose1 -10\nW 7\np 3\nleaf 100",
+    win="W",
+    lose="lose1",
+)
+
+
+@pytest.mark.parametrize("kind", [MINIMAX, ALPHABETA])
+def test_terminal_states_above_the_depth_limit(kind):
+    assert play(kind, SHALLOW, 1) == ("R", ["0 root L lose1", "0 root R g", "1 g a W", "1 g b p"])
+    assert play(kind, SHALLOW, 2) == (
+        "R",
+        ["0 root L lose1", "0 root R g", "1 g a W", "1 g b p", "0 p s m", "1 m t leaf"],
+    )
+    # Deeper than the tree: the leaf has no moves, so it is scored where it stands.
+    assert play(kind, SHALLOW, 4) == play(kind, SHALLOW, 2)
+
+
+def test_expectimax_with_terminal_states():
+    action, calls = play(EXPECTIMAX, SHALLOW, 2)
+    assert action == "R"  # (7 + 100) / 2 against -10
+    assert search(SHALLOW.start, 2, scoreEvaluationFunction, EXPECTIMAX).value == 53.5
+    assert calls == play(MINIMAX, SHALLOW, 2)[1]
+
+
+def test_scoring_a_state_above_the_depth_limit_is_an_error_naming_it():
+    # The same tree without a value for p: p must be scored at depth 1, so that is an error.
+    broken = tree(2, "root R g\ng b p\np s m\nm t leaf", "leaf 100")
+    with pytest.raises(AgentError, match="'p' has no evaluation value"):
+        play(MINIMAX, broken, 1)
+    assert play(MINIMAX, broken, 2)[0] == "R"
+
+
+# Two ghosts (three agents), depth 1: pruning at the second ghost's layer and at the first's.
+TWO_GHOSTS = tree(
+    3,
+    """
+    root L g1a
+    root R g1b
+    g1a x g2a
+    g1a y g2b
+    g2a x A
+    g2a y B
+    g2b x C
+    g2b y D
+    g1b x g2c
+    g1b y g2d
+    g2c x E
+    g2c y F
+    g2d x G
+    """,
+    "A 3\nB 5\nC 4\nD 6\nE 2\nF 8\nG 9",
+)
+TWO_GHOSTS_LEFT = """
+    0 root L g1a
+    1 g1a x g2a
+    2 g2a x A
+    2 g2a y B
+    1 g1a y g2b
+    2 g2b x C
+    2 g2b y D
+    0 root R g1b
+    1 g1b x g2c
+    2 g2c x E
+"""
+
+
+def test_two_ghosts_minimax():
+    assert play(MINIMAX, TWO_GHOSTS, 1) == (
+        "L",
+        [*lines(TWO_GHOSTS_LEFT), "2 g2c y F", "1 g1b y g2d", "2 g2d x G"],
+    )
+
+
+def test_two_ghosts_alpha_beta_prunes_both_ghost_layers():
+    assert play(ALPHABETA, TWO_GHOSTS, 1) == ("L", lines(TWO_GHOSTS_LEFT))
+
+
+def test_two_ghosts_expectimax():
+    # Left: (4 + 5) / 2 = 4.5; Right: ((2 + 8) / 2 + 9) / 2 = 7.
+    action, calls = play(EXPECTIMAX, TWO_GHOSTS, 1)
+    assert (action, calls) == ("R", play(MINIMAX, TWO_GHOSTS, 1)[1])
+
+
+# Three ghosts (four agents): every agent moves once per unit of depth, in index order.
+THREE_GHOSTS = tree(
+    4,
+    "\n".join(f"{side}{level} Go {side}{level + 1}" for side in "ab" for level in range(1, 8))
+    + "\nroot L a1\nroot R b1\na1 Alt c2\nc2 Go c3\nc3 Go c4",
+    "a4 5\nb4 1\nc4 0\na8 2\nb8 6",
+)
+
+
+@pytest.mark.parametrize("kind", [MINIMAX, ALPHABETA, EXPECTIMAX])
+def test_three_ghosts(kind):
+    action, calls = play(kind, THREE_GHOSTS, 1)
+    # Depth 1: a4 against b4, but the first ghost can steer a1 to c4 (0) instead.
+    side = {MINIMAX: "R", ALPHABETA: "R", EXPECTIMAX: "L"}[kind]  # expectimax: (5 + 0) / 2 > 1
+    assert action == side
+    assert calls[:4] == ["0 root L a1", "1 a1 Go a2", "2 a2 Go a3", "3 a3 Go a4"]
+    assert calls[4:7] == ["1 a1 Alt c2", "2 c2 Go c3", "3 c3 Go c4"]
+    assert calls[7:] == ["0 root R b1", "1 b1 Go b2", "2 b2 Go b3", "3 b3 Go b4"]
+    action, calls = play(kind, THREE_GHOSTS, 2)
+    assert action == "R"  # b8 = 6; the left side is at most 2
+    assert calls[-8:] == [f"{i % 4} b{i} Go b{i + 1}" if i else "0 root R b1" for i in range(8)]
+
+
+def _ladder_calls(side: str, depth: int) -> list[str]:
+    calls = [f"0 root {side} {side}1"]
+    calls += [f"{level % 2} {side}{level} go {side}{level + 1}" for level in range(1, 2 * depth)]
+    return calls
+
+
+# One ghost, single-file corridors of 8 moves on each side. Only even levels have values, and the
+# better side alternates with depth, so a depth off by one unit (or by one ply) is caught.
+LADDER = tree(
+    2,
+    "root Left Left1\nroot Right Right1\n"
+    + "\n".join(f"{s}{n} go {s}{n + 1}" for s in ("Left", "Right") for n in range(1, 8)),
+    "\n".join(
+        f"{s}{n} {5 if (n // 2 % 2 == 1) == (s == 'Left') else 1}"
+        for s in ("Left", "Right")
+        for n in range(2, 9, 2)
+    ),
+)
+
+
+@pytest.mark.parametrize("kind", [MINIMAX, ALPHABETA, EXPECTIMAX])
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_depth_one_to_four(kind, depth):
+    action, calls = play(kind, LADDER, depth)
+    assert action == ("Left" if depth % 2 else "Right")
+    assert calls == _ladder_calls("Left", depth) + _ladder_calls("Right", depth)
+
+
+def test_full_binary_tree_depth_two_alpha_beta_against_minimax():
+    # Depth 2, one ghost, two moves everywhere: 16 leaves valued 1..16 in a scrambled order.
+    order = [9, 3, 14, 6, 1, 12, 7, 16, 2, 11, 5, 15, 8, 4, 13, 10]
+    rows, values = [], []
+
+    def grow(name: str, level: int) -> None:
+        if level == 4:
+            values.append(f"{name} {order[int(name[1:], 2)]}")
+            return
+        for move in "01":
+            rows.append(f"{name if level else 'root'} m{move} {'n' + name[1:] + move}")
+            grow("n" + name[1:] + move, level + 1)
+
+    grow("n", 0)
+    full = tree(2, "\n".join(rows), "\n".join(values))
+    minimax_action, minimax_calls = play(MINIMAX, full, 2)
+    alphabeta_action, alphabeta_calls = play(ALPHABETA, full, 2)
+    assert len(minimax_calls) == 30
+    assert minimax_action == alphabeta_action == "m0"
+    # Left: min(max(min(9,3), min(14,6)), max(min(1,12), min(7,16))) = min(6, 7) = 6.
+    # Right: min(max(min(2,11), min(5,15)), ...) = 5 at most.
+    assert search(full.start, 2, scoreEvaluationFunction, MINIMAX).value == 6
+    assert alphabeta_calls == lines(
+        """
+        0 root m0 n0
+        1 n0 m0 n00
+        0 n00 m0 n000
+        1 n000 m0 n0000
+        1 n000 m1 n0001
+        0 n00 m1 n001
+        1 n001 m0 n0010
+        1 n001 m1 n0011
+        1 n0 m1 n01
+        0 n01 m0 n010
+        1 n010 m0 n0100
+        1 n010 m1 n0101
+        0 n01 m1 n011
+        1 n011 m0 n0110
+        1 n011 m1 n0111
+        0 root m1 n1
+        1 n1 m0 n10
+        0 n10 m0 n100
+        1 n100 m0 n1000
+        0 n10 m1 n101
+        1 n101 m0 n1010
+        """
+    )
+
+
+def test_arguments_from_the_command_line_are_strings():
+    agent = AlphaBetaAgent(depth="3", evalFn="better")
+    assert agent.depth == 3 and agent.evaluation_function is betterEvaluationFunction
+    assert (
+        MinimaxAgent().depth == 2 and MinimaxAgent().evaluation_function is scoreEvaluationFunction
+    )
+    custom = ExpectimaxAgent(evalFn=lambda state: 0.0, depth=1)
+    assert custom.evaluation_function(None) == 0.0
+    for bad in ("0", "two", -1):
+        with pytest.raises(AgentError, match="depth"):
+            MinimaxAgent(depth=bad)
+    with pytest.raises(AgentError, match="evalFn=nonsense: unknown evaluation function"):
+        MinimaxAgent(evalFn="nonsense")
+
+
+def test_stats_count_nodes_and_evaluations():
+    agent = AlphaBetaAgent(depth=1)
+    agent.get_action(LECTURE.start)
+    agent.getAction(LECTURE.start)
+    assert (agent.stats.moves, agent.stats.nodes, agent.stats.evaluations) == (2, 20, 14)
+    assert agent.stats.summary().startswith("2 moves, 20 nodes (10/move), 14 evaluations, ")
+
+
+def test_search_rejects_bad_arguments():
+    with pytest.raises(AgentError, match="unknown kind 'negamax'"):
+        search(LECTURE.start, 1, scoreEvaluationFunction, "negamax")
+    with pytest.raises(AgentError, match="no legal action in state A"):
+        search(LECTURE.state("A"), 1, scoreEvaluationFunction)
