@@ -1,0 +1,75 @@
+"""Gymnasium and PettingZoo environments for Pac-Man.
+
+Importing this package registers the Gymnasium ids (``import pacman`` alone
+never imports gymnasium):
+
+- ``Pacman-v0``: mediumClassic;
+- ``Pacman-<layout>-v0``: every bundled layout (``Pacman-smallClassic-v0``...).
+
+``gymnasium.make("pacman.envs:Pacman-v0")`` imports this package itself, so it
+works with no prior import; ``layout=`` and the other ``PacmanEnv`` arguments
+are accepted by ``gymnasium.make``. The multi-agent (PettingZoo AEC) game is
+``aec_env(layout=...)``. See docs/envs.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pacman.envs._optional import require
+
+require("numpy")
+require("gymnasium")
+
+if TYPE_CHECKING:
+    from pacman.envs.aec import PacmanAECEnv
+    from pacman.envs.single import PacmanEnv
+
+__all__ = ["ACTIONS", "DEFAULT_ID", "MAX_EPISODE_STEPS", "PacmanEnv", "aec_env", "env_ids"]
+
+#: The id of the default environment (mediumClassic).
+DEFAULT_ID = "Pacman-v0"
+#: Pac-Man moves before the registered environments truncate an episode.
+MAX_EPISODE_STEPS = 1000
+_ENTRY_POINT = "pacman.envs.single:PacmanEnv"
+
+
+def env_ids() -> dict[str, str]:
+    """Every registered id and its layout."""
+    from pacman.layout import layout_names
+
+    ids = {DEFAULT_ID: "mediumClassic"}
+    ids.update({f"Pacman-{name}-v0": name for name in layout_names()})
+    return ids
+
+
+def _register() -> None:
+    from gymnasium.envs.registration import register, registry
+
+    for env_id, layout in env_ids().items():
+        if env_id not in registry:
+            register(
+                id=env_id,
+                entry_point=_ENTRY_POINT,
+                kwargs={"layout": layout},
+                max_episode_steps=MAX_EPISODE_STEPS,
+            )
+
+
+def aec_env(layout: Any = "mediumClassic", **kwargs: Any) -> PacmanAECEnv:
+    """The PettingZoo AEC game on ``layout``: agents ``pacman_0``, ``ghost_0``, ..."""
+    require("pettingzoo")
+    from pacman.envs.aec import PacmanAECEnv
+
+    return PacmanAECEnv(layout=layout, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("PacmanEnv", "ACTIONS"):
+        from pacman.envs import single
+
+        return getattr(single, name)
+    raise AttributeError(f"module 'pacman.envs' has no attribute {name!r}")
+
+
+_register()

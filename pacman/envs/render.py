@@ -1,0 +1,171 @@
+"""Frames and windows for the environments' render modes.
+
+``rgb_array`` uses the viewer's drawing function (``pacman.view.draw``) on an
+off-screen pygame surface when both exist, so frames look like the game
+window; otherwise a small NumPy drawing is used, which needs no pygame and no
+display. ``human`` opens a pygame window (the project's viewer when present).
+pygame is imported only here, and only when a frame or window is asked for.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pacman.envs._optional import require
+from pacman.errors import DisplayUnavailable
+
+if TYPE_CHECKING:
+    from pacman.layout import Layout
+    from pacman.state import GameState
+
+#: Pixels per maze cell in NumPy frames.
+TILE = 16
+
+_BACKGROUND = (0, 0, 0)
+_WALL = (0, 51, 255)
+_FOOD = (255, 255, 255)
+_CAPSULE = (255, 255, 255)
+_PACMAN = (255, 255, 61)
+_SCARED = (255, 255, 255)
+#: CS188's ghost colours, by ghost number.
+_GHOST_COLOURS = (
+    (229, 0, 0),
+    (0, 76, 229),
+    (250, 105, 18),
+    (25, 191, 178),
+    (76, 229, 25),
+    (153, 25, 229),
+)
+
+
+def _disk(radius: float, tile: int = TILE) -> np.ndarray:
+    """A boolean ``tile x tile`` mask of a centred disk."""
+    centre = (tile - 1) / 2
+    ys, xs = np.mgrid[0:tile, 0:tile]
+    return (xs - centre) ** 2 + (ys - centre) ** 2 <= radius**2
+
+
+@functools.lru_cache(maxsize=1)
+def _shapes() -> dict[str, np.ndarray]:
+    ghost = _disk(TILE * 0.42)
+    ghost[TILE // 2 : TILE - 2, 2 : TILE - 2] = True  # a flat-bottomed body
+    food = np.zeros((TILE, TILE), dtype=bool)
+    low, high = TILE // 2 - 2, TILE // 2 + 2
+    food[low:high, low:high] = True
+    return {
+        "food": food,
+        "capsule": _disk(TILE * 0.3),
+        "pacman": _disk(TILE * 0.45),
+        "ghost": ghost,
+    }
+
+
+@functools.lru_cache(maxsize=32)
+def _background(layout: Layout) -> np.ndarray:
+    height, width = layout.height, layout.width
+    frame = np.zeros((height * TILE, width * TILE, 3), dtype=np.uint8)
+    frame[:] = _BACKGROUND
+    top = height - 1
+    for x in range(width):
+        for y in range(height):
+            if layout.is_wall(x, y):
+                row = (top - y) * TILE
+                frame[row : row + TILE, x * TILE : x * TILE + TILE] = _WALL
+    frame.flags.writeable = False
+    return frame
+
+
+def _stamp(frame: np.ndarray, mask: np.ndarray, top: float, x: float, colour: tuple) -> None:
+    """Paint ``mask`` with its top-left corner at the (possibly half-cell) cell ``(top, x)``."""
+    row, col = round(top * TILE), round(x * TILE)
+    frame[row : row + TILE, col : col + TILE][mask] = colour
+
+
+def numpy_frame(state: GameState) -> np.ndarray:
+    """An ``(height * 16, width * 16, 3)`` ``uint8`` picture of ``state``, drawn with NumPy."""
+    layout = state.layout
+    frame = _background(layout).copy()
+    shapes = _shapes()
+    top = layout.height - 1
+    for x, y in state.get_food_positions():
+        _stamp(frame, shapes["food"], top - y, x, _FOOD)
+    for x, y in state.get_capsules():
+        _stamp(frame, shapes["capsule"], top - y, x, _CAPSULE)
+    timers = state.get_scared_timers()
+    for index, (x, y) in enumerate(state.get_ghost_positions()):
+        colour = _SCARED if timers[index] else _GHOST_COLOURS[index % len(_GHOST_COLOURS)]
+        _stamp(frame, shapes["ghost"], top - y, x, colour)
+    x, y = state.get_pacman_position()
+    _stamp(frame, shapes["pacman"], top - y, x, _PACMAN)
+    return frame
+
+
+def _view_draw() -> Any:
+    """The viewer's drawing module when pygame and the viewer exist, else None."""
+    try:
+        from pacman.view import draw
+    except (ImportError, DisplayUnavailable):
+        return None
+    return draw
+
+
+def rgb_frame(state: GameState) -> np.ndarray:
+    """An ``(H, W, 3)`` ``uint8`` frame of ``state``; needs no display.
+
+    The viewer's drawing (the game window's look, score bar included) when
+    pygame is installed, else ``numpy_frame``.
+    """
+    draw = _view_draw()
+    if draw is None:
+        return numpy_frame(state)
+    return np.ascontiguousarray(draw.rgb_array(state), dtype=np.uint8)
+
+
+class Window:
+    """A pygame window that shows frames at most ``fps`` times a second."""
+
+    def __init__(self, fps: float, caption: str = "Pac-Man") -> None:
+        self.fps = fps
+        self.caption = caption
+        self._pygame: Any = None
+        self._screen: Any = None
+        self._clock: Any = None
+
+    def show(self, state: GameState) -> None:
+        draw = _view_draw()
+        if draw is not None:
+            surface = draw.render(state)
+            pygame = self._open(*surface.get_size())
+        else:
+            frame = numpy_frame(state)
+            pygame = self._open(frame.shape[1], frame.shape[0])
+            surface = pygame.surfarray.make_surface(frame.swapaxes(0, 1))
+        self._screen.blit(surface, (0, 0))
+        pygame.event.pump()
+        pygame.display.flip()
+        self._clock.tick(self.fps)
+
+    def _open(self, width: int, height: int) -> Any:
+        if self._screen is not None and self._screen.get_size() == (width, height):
+            return self._pygame
+        pygame = require("pygame")
+        try:
+            pygame.display.init()
+            self._screen = pygame.display.set_mode((width, height))
+        except pygame.error as error:
+            raise DisplayUnavailable(
+                f"cannot open a window for render_mode='human' ({error}); "
+                "use render_mode='rgb_array' or 'ansi' without a display"
+            ) from None
+        pygame.display.set_caption(self.caption)
+        self._clock = pygame.time.Clock()
+        self._pygame = pygame
+        return pygame
+
+    def close(self) -> None:
+        if self._screen is not None:
+            self._pygame.display.quit()
+            self._screen = None

@@ -1,0 +1,308 @@
+"""``PacmanEnv``: the Gymnasium environment where Pac-Man learns and the ghosts are built in."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from pacman.directions import ACTION_ORDER, STOP
+from pacman.envs import render as rendering
+from pacman.envs.observation import GridEncoder, action_mask
+from pacman.errors import IllegalActionError, PacmanError
+from pacman.ghosts import GHOST_TYPES
+from pacman.layout import Layout, load_layout
+from pacman.state import SCARED_TIME, GameState
+
+#: Action ``i`` of ``Discrete(5)`` is ``ACTIONS[i]``: the game's legal-action order.
+ACTIONS: tuple[str, ...] = ACTION_ORDER
+
+_GHOST_ALIASES = {"random": "RandomGhost", "directional": "DirectionalGhost"}
+GhostFactory = Callable[[int, random.Random], Any]
+
+
+def ghost_factory(ghost: str | GhostFactory) -> GhostFactory:
+    """A ``(index, rng) -> agent`` builder from a ghost name or a callable."""
+    if callable(ghost):
+        return ghost
+    name = _GHOST_ALIASES.get(str(ghost), str(ghost))
+    cls = GHOST_TYPES.get(name)
+    if cls is None:
+        known = ", ".join([*_GHOST_ALIASES, *GHOST_TYPES])
+        raise PacmanError(f"unknown ghost {ghost!r}; known: {known}")
+    return lambda index, rng: cls(index, rng=rng)
+
+
+def as_layout(layout: str | Layout) -> Layout:
+    return layout if isinstance(layout, Layout) else load_layout(layout)
+
+
+class PacmanEnv(gym.Env):
+    """Pac-Man on a CS188 maze, as a single-agent Gymnasium environment.
+
+    ## Description
+
+    The CS188 multi-agent Pac-Man game with its exact rules. The agent plays
+    Pac-Man; after each of its moves every ghost (``RandomGhost`` by default,
+    ``DirectionalGhost`` with ``ghost="directional"``) moves once, in index
+    order, inside ``step``. Pac-Man eats food (+10) and capsules; a capsule
+    scares the ghosts for 40 moves, and eating a scared ghost gives +200.
+    Every Pac-Man move costs 1. Clearing the food wins (+500); touching an
+    unscared ghost loses (-500).
+
+    ## Action Space
+
+    ``Discrete(5)``; action ``i`` is ``ACTIONS[i]``, the game's legal-action order:
+
+    | action | direction |
+    | ------ | --------- |
+    | 0 | West |
+    | 1 | Stop |
+    | 2 | East |
+    | 3 | North |
+    | 4 | South |
+
+    ``info["action_mask"]`` (``int8``, shape ``(5,)``) marks the legal actions
+    of the returned state (all zeros once the episode has terminated); pass it
+    to ``action_space.sample(mask=...)``. An illegal action (into a wall) is
+    played as ``Stop`` by default (``illegal_action="stop"``), because generic
+    RL code and Gymnasium's checker sample the whole space; ``info["illegal"]``
+    then says so. With ``illegal_action="error"`` it raises
+    ``pacman.errors.IllegalActionError`` naming the action and the legal ones.
+
+    ## Observation Space
+
+    ``Box(0, 1, (C, H, W), float32)``: ``H``, ``W`` are the layout's height and
+    width; row 0 is the top row of the maze, so the cell of position
+    ``(x, y)`` is ``[H - 1 - y, x]``. Channels (names in ``channel_names``):
+    ``walls``, ``food``, ``capsules``, ``pacman``, then ``ghosts`` (unscared
+    ghosts) or, with ``per_ghost_channels=True``, ``ghost_0`` ... one per
+    ghost, and last ``scared_ghosts`` (``scared_timer / 40`` on each scared
+    ghost's cell). ``C`` is 6, or 5 plus the number of ghosts. A ghost between
+    two cells is shown on the nearer one. The shape depends only on the
+    layout, the number of ghosts and ``per_ghost_channels``: it never changes
+    on reset.
+
+    With ``observation="dict"``, a ``Dict`` with ``grid`` (the box above),
+    ``pacman`` (``float32 (2,)``, the ``(x, y)`` position), ``ghosts``
+    (``float32 (G, 2)``, positions; halves when scared) and ``scared_timers``
+    (``int64 (G,)``, 0 to 40).
+
+    ## Rewards
+
+    The change of the game score over the step: Pac-Man's move and the ghosts'
+    replies (so -1 a move, +10 a food, +200 a scared ghost, +500 a win, -500 a
+    loss). The sum of an episode's rewards is the final score.
+
+    ## Starting State
+
+    The layout's start: Pac-Man, the ghosts, all food and capsules in place,
+    score 0. ``reset(options={"state": s})`` starts from a ``GameState`` ``s``
+    of the same layout and number of ghosts instead. The ghosts draw from a
+    ``random.Random`` seeded from the environment's ``np_random``, so the same
+    seed and actions give the same episode.
+
+    ## Episode End
+
+    Terminated when Pac-Man wins (no food left) or loses (caught). Truncated
+    by the ``TimeLimit`` wrapper of ``gymnasium.make`` after
+    ``max_episode_steps`` (1000 for the registered ids) Pac-Man moves.
+
+    ## Arguments
+
+    ``gymnasium.make("pacman.envs:Pacman-v0")`` (mediumClassic) or
+    ``"pacman.envs:Pacman-<layout>-v0"`` for every bundled layout, with:
+
+    - ``layout``: a bundled layout name, a ``.lay`` path or a ``Layout``.
+    - ``num_ghosts``: at most this many ghosts (default: all of the layout's).
+    - ``ghost``: ``"random"`` (default), ``"directional"``, a CS188 class name,
+      or a callable ``(index, rng) -> agent`` with ``get_action(state)``.
+    - ``illegal_action``: ``"stop"`` (default) or ``"error"``.
+    - ``observation``: ``"grid"`` (default) or ``"dict"``.
+    - ``per_ghost_channels``: one channel per ghost (default ``False``).
+    - ``render_mode``: ``None``, ``"human"`` (pygame window), ``"rgb_array"``
+      (``(H*16, W*16, 3)`` ``uint8`` with the NumPy drawing; no display
+      needed) or ``"ansi"`` (the text board).
+
+    ## Version History
+
+    - v0: first version.
+    """
+
+    metadata = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 10}
+
+    def __init__(
+        self,
+        layout: str | Layout = "mediumClassic",
+        num_ghosts: int | None = None,
+        ghost: str | GhostFactory = "random",
+        illegal_action: str = "stop",
+        observation: str = "grid",
+        per_ghost_channels: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        if illegal_action not in ("stop", "error"):
+            raise PacmanError(f"illegal_action must be 'stop' or 'error', not {illegal_action!r}")
+        if observation not in ("grid", "dict"):
+            raise PacmanError(f"observation must be 'grid' or 'dict', not {observation!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            modes = ", ".join(self.metadata["render_modes"])
+            raise PacmanError(f"render_mode must be None or one of {modes}, not {render_mode!r}")
+        self.layout = as_layout(layout)
+        self._initial = GameState.initial(self.layout, num_ghosts)
+        self.num_ghosts = self._initial.get_num_agents() - 1
+        self.illegal_action = illegal_action
+        self.observation_kind = observation
+        self.render_mode = render_mode
+        self._ghost_rng = random.Random()
+        make_ghost = ghost_factory(ghost)
+        self._ghosts = [make_ghost(i, self._ghost_rng) for i in range(1, self.num_ghosts + 1)]
+        self._encoder = GridEncoder(self.layout, self.num_ghosts, per_ghost_channels)
+        self.channel_names = self._encoder.names
+
+        grid = spaces.Box(0.0, 1.0, self._encoder.shape, np.float32)
+        self.action_space = spaces.Discrete(len(ACTIONS))
+        if observation == "grid":
+            self.observation_space = grid
+        else:
+            high = np.array([self.layout.width - 1, self.layout.height - 1], dtype=np.float32)
+            n = self.num_ghosts
+            self.observation_space = spaces.Dict(
+                {
+                    "grid": grid,
+                    "pacman": spaces.Box(np.zeros(2, np.float32), high, (2,), np.float32),
+                    "ghosts": spaces.Box(
+                        np.zeros((n, 2), np.float32), np.tile(high, (n, 1)), (n, 2), np.float32
+                    ),
+                    "scared_timers": spaces.Box(0, SCARED_TIME, (n,), np.int64),
+                }
+            )
+        self.state: GameState | None = None
+        # Pac-Man's legal actions depend only on its cell: (legal names, mask) per cell.
+        self._legal_cache: dict[tuple[float, float], tuple[frozenset[str], np.ndarray]] = {}
+        self._no_actions = np.zeros(len(ACTIONS), dtype=np.int8)
+        self._window: rendering.Window | None = None
+
+    # ------------------------------------------------------------------ API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._ghost_rng.seed(int(self.np_random.integers(2**63)))
+        state = self._initial
+        if options and options.get("state") is not None:
+            state = options["state"]
+            if not isinstance(state, GameState) or state.layout is not self.layout:
+                raise PacmanError(
+                    "options['state'] must be a GameState of this environment's layout"
+                )
+            if state.get_num_agents() != self.num_ghosts + 1:
+                raise PacmanError(
+                    f"options['state'] has {state.get_num_agents() - 1} ghosts; "
+                    f"this environment has {self.num_ghosts}"
+                )
+        self.state = state
+        self._encoder.reset(state)
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info(state, False)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        state = self.state
+        if state is None:
+            raise PacmanError("call reset() before step()")
+        if state.is_terminal():
+            raise PacmanError("the episode has ended (won or lost); call reset()")
+        try:
+            name = ACTIONS[action]
+        except (IndexError, TypeError):
+            name = None
+        if name is None or not 0 <= action < len(ACTIONS):
+            raise PacmanError(f"action {action!r} is not in Discrete(5): use 0 to 4")
+        illegal = name not in self._legal(state)[0]
+        if illegal:
+            if self.illegal_action == "error":
+                legal = ", ".join(f"{ACTIONS.index(a)} ({a})" for a in state.get_legal_actions(0))
+                raise IllegalActionError(
+                    f"action {int(action)} ({name}) is illegal for Pac-Man at "
+                    f"{state.get_pacman_position()}; legal: {legal}"
+                )
+            name = STOP
+        successor = state.generate_successor(0, name)
+        for ghost in self._ghosts:
+            if successor.is_terminal():
+                break
+            successor = successor.generate_successor(ghost.index, ghost.get_action(successor))
+        self._encoder.update(state, successor)
+        self.state = successor
+        reward = successor.get_score() - state.get_score()
+        if self.render_mode == "human":
+            self.render()
+        return (
+            self._observation(),
+            reward,
+            successor.is_terminal(),
+            False,
+            self._info(successor, illegal),
+        )
+
+    def render(self) -> np.ndarray | str | None:
+        if self.state is None:
+            raise PacmanError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return rendering.rgb_frame(self.state)
+        if self.render_mode == "ansi":
+            return str(self.state) + "\n"
+        if self.render_mode == "human":
+            if self._window is None:
+                self._window = rendering.Window(self.metadata["render_fps"])
+            self._window.show(self.state)
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    # -------------------------------------------------------------- helpers
+
+    def action_mask(self) -> np.ndarray:
+        """The legal actions of the current state as an ``int8`` mask (a fresh array)."""
+        if self.state is None:
+            raise PacmanError("call reset() before action_mask()")
+        return self._legal(self.state)[1].copy()
+
+    def _legal(self, state: GameState) -> tuple[frozenset[str], np.ndarray]:
+        if state.is_terminal():
+            return frozenset(), self._no_actions
+        position = state.get_pacman_position()
+        entry = self._legal_cache.get(position)
+        if entry is None:
+            legal = state.get_legal_actions(0)
+            entry = self._legal_cache[position] = (frozenset(legal), action_mask(legal, ACTIONS))
+        return entry
+
+    def _info(self, state: GameState, illegal: bool) -> dict[str, Any]:
+        return {
+            "action_mask": self._legal(state)[1].copy(),
+            "score": state.get_score(),
+            "illegal": illegal,
+        }
+
+    def _observation(self) -> Any:
+        grid = self._encoder.array.copy()
+        if self.observation_kind == "grid":
+            return grid
+        state = self.state
+        assert state is not None
+        return {
+            "grid": grid,
+            "pacman": np.array(state.get_pacman_position(), dtype=np.float32),
+            "ghosts": np.array(state.get_ghost_positions(), dtype=np.float32).reshape(-1, 2),
+            "scared_timers": np.array(state.get_scared_timers(), dtype=np.int64),
+        }
