@@ -387,3 +387,20 @@ def test_search_rejects_bad_arguments():
         search(LECTURE.start, 1, scoreEvaluationFunction, "negamax")
     with pytest.raises(AgentError, match="no legal action in state A"):
         search(LECTURE.state("A"), 1, scoreEvaluationFunction)
+
+
+def test_medium_classic_start_depth_two_matches_cs188():
+    # CS188's figures: depth-2 minimax from the mediumClassic start makes 72 successor calls
+    # that touch 59 distinct states (its "explored" count); depth 4 makes 8,361 calls.
+    from pacman.layout import load_layout
+    from pacman.state import GameState
+
+    start = GameState.initial(load_layout("mediumClassic"))
+    log = ExpansionLog()
+    assert MinimaxAgent(depth=2).get_action(log.wrap(start)) == "West"
+    assert (len(log), log.explored_count()) == (72, 59)
+    assert [e.agent_index for e in log][:4] == [0, 1, 2, 0]
+    assert search(start, 4, scoreEvaluationFunction, MINIMAX).nodes == 8361
+    log.clear()
+    assert AlphaBetaAgent(depth=2).get_action(log.wrap(start)) == "West"
+    assert (len(log), log.explored_count()) == (44, 39)
