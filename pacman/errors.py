@@ -27,5 +27,9 @@ class UsageError(PacmanError):
     """A command-line flag or argument is wrong; the message names the flag."""
 
 
-class DisplayUnavailable(PacmanError):  # noqa: N818 - reads as a condition
+class DisplayUnavailable(PacmanError):
     """No window can be opened (no display, or pygame missing); the message says how to fix it."""
+
+
+class AgentCrashed(AgentError):
+    """An agent raised, timed out or played an illegal move during a game."""

@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pacman.agent import action_method, hook
-from pacman.errors import AgentError, IllegalActionError
+from pacman.errors import AgentCrashed, AgentError, IllegalActionError
 from pacman.state import GameState
 
 
-class QuitRequested(Exception):  # noqa: N818 - a request, not an error
+class QuitRequested(Exception):
     """Raised by an observer (a window being closed) to end the run cleanly."""
 
 
@@ -42,6 +42,8 @@ class GameResult:
     truncated: bool = False
     seconds: float = 0.0
     seed: int | None = None
+    #: The Pac-Man agent's own statistics summary, when it keeps any (``--stats``).
+    stats: str | None = None
     actions: list[tuple[int, str]] = field(default_factory=list, repr=False)
     final_state: GameState | None = field(default=None, repr=False, compare=False)
 
@@ -188,7 +190,7 @@ class Game:
         )
         self._notify("finish", state, result)
         if crash is not None and not self.catch_exceptions:
-            raise AgentError(crash)
+            raise AgentCrashed(crash)
         return result
 
 

@@ -72,7 +72,7 @@ class DirectionalGhost(GhostAgent):
         self,
         index: int,
         prob_attack: float = 0.8,
-        prob_scaredFlee: float = 0.8,  # noqa: N803 - CS188's keyword
+        prob_scaredFlee: float = 0.8,  # CS188 spelling
         rng: random.Random | None = None,
     ) -> None:
         super().__init__(index, rng)
@@ -94,7 +94,7 @@ class DirectionalGhost(GhostAgent):
             best_distance, best_probability = max(distances), self.prob_scared_flee
         else:
             best_distance, best_probability = min(distances), self.prob_attack
-        best = [a for a, d in zip(legal, distances) if d == best_distance]
+        best = [a for a, d in zip(legal, distances, strict=True) if d == best_distance]
         weights: dict[str, float] = {}
         for action in best:
             weights[action] = best_probability / len(best)

@@ -158,21 +158,21 @@ def layout_names() -> list[str]:
 def load_layout(name_or_path: str | os.PathLike[str]) -> Layout:
     """Load a layout by bundled name (``mediumClassic``) or by file path."""
     text_name = str(name_or_path)
-    candidates = [Path(text_name)]
+    # (file, name the layout is known by): a path keeps its path, a bare name its stem.
+    candidates = [(Path(text_name), text_name)]
     if not text_name.endswith(".lay"):
-        candidates.append(Path(text_name + ".lay"))
+        candidates.append((Path(text_name + ".lay"), text_name))
     if os.sep not in text_name and "/" not in text_name:
         stem = text_name.removesuffix(".lay")
-        candidates += [Path("layouts") / f"{stem}.lay", bundled_layout_dir() / f"{stem}.lay"]
-    for path in candidates:
+        for folder in (Path("layouts"), bundled_layout_dir()):
+            candidates.append((folder / f"{stem}.lay", stem))
+    for path, name in candidates:
         if path.is_file():
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as error:
                 raise LayoutError(f"{path}: cannot read layout ({error})") from None
-            return parse_layout(
-                text, name=path.stem if path.parent == bundled_layout_dir() else str(path)
-            )
+            return parse_layout(text, name=name)
     close = difflib.get_close_matches(text_name, layout_names(), n=3, cutoff=0.5)
     hint = (
         f"; did you mean {', '.join(close)}?"

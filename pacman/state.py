@@ -273,7 +273,7 @@ class GameState(GameStateCamelCase):
             else:
                 score -= LOSE_PENALTY
                 outcome = _LOST
-        new_agents = agents[:agent_index] + (ghost,) + agents[agent_index + 1 :]
+        new_agents = (*agents[:agent_index], ghost, *agents[agent_index + 1 :])
         return _make(maze, new_agents, self._food, self._capsules, score, outcome)
 
     def generate_pacman_successor(self, action: str) -> GameState:

@@ -1,0 +1,387 @@
+"""The ``pacman`` command: CS188's ``pacman.py`` flags, plus batch options.
+
+``pacman autograde ...`` runs the autograder with ``autograder.py``'s flags.
+A user's mistake prints one line and exits 2; an agent crash without ``-c``
+prints one line and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from pacman.errors import AgentCrashed, DisplayUnavailable, PacmanError, UsageError
+
+#: CS188's long flags: an abbreviation that fits one of these and a newer flag means the CS188 one.
+CS188_FLAGS = (
+    "--numGames",
+    "--layout",
+    "--pacman",
+    "--textGraphics",
+    "--quietTextGraphics",
+    "--ghosts",
+    "--numghosts",
+    "--zoom",
+    "--fixRandomSeed",
+    "--recordActions",
+    "--replay",
+    "--agentArgs",
+    "--numTraining",
+    "--frameTime",
+    "--catchExceptions",
+    "--timeout",
+)
+
+AUTO_RECORD = "<auto>"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="pacman",
+        description="Play Pac-Man: watch agents, play with the keyboard, or run batches of games.",
+        epilog="Examples: pacman -p ExpectimaxAgent -a depth=2,evalFn=better -l smallClassic; "
+        "pacman -p AlphaBetaAgent -a depth=3 -q -n 100 --jobs 2 --json out.jsonl; "
+        "pacman autograde -q q2",
+    )
+    add = parser.add_argument
+    add("-n", "--numGames", type=int, default=1, metavar="N", help="games to play (default 1)")
+    add(
+        "-l",
+        "--layout",
+        default="mediumClassic",
+        help="layout name or .lay file (default mediumClassic)",
+    )
+    add(
+        "-p",
+        "--pacman",
+        default="KeyboardAgent",
+        help="Pac-Man agent: a name, module.Class or file.py:Class (default KeyboardAgent)",
+    )
+    add("-t", "--textGraphics", action="store_true", help="draw the game as text")
+    add("-q", "--quietTextGraphics", action="store_true", help="no display at all")
+    add("-g", "--ghosts", default="RandomGhost", help="ghost agent (default RandomGhost)")
+    add("-k", "--numghosts", type=int, default=4, metavar="K", help="at most K ghosts (default 4)")
+    add("-z", "--zoom", type=float, default=1.0, help="window zoom (default 1.0)")
+    add("-f", "--fixRandomSeed", action="store_true", help="same as --seed 0")
+    add(
+        "-r",
+        "--recordActions",
+        "--record",
+        dest="record",
+        nargs="?",
+        const=AUTO_RECORD,
+        metavar="FILE",
+        help="write each game to a JSON record (FILE, or recorded-game-N.json)",
+    )
+    add("--replay", metavar="FILE", help="replay a recorded game")
+    add(
+        "-a",
+        "--agentArgs",
+        metavar="K=V,...",
+        help="Pac-Man agent arguments, e.g. depth=3,evalFn=better",
+    )
+    add(
+        "-x",
+        "--numTraining",
+        type=int,
+        default=0,
+        metavar="N",
+        help="first N games are training: no display, not counted",
+    )
+    add(
+        "--frameTime",
+        type=float,
+        default=0.1,
+        metavar="SECONDS",
+        help="time per frame of the display (default 0.1)",
+    )
+    add(
+        "-c",
+        "--catchExceptions",
+        action="store_true",
+        help="an agent crash or timeout ends its game, not the run",
+    )
+    add(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="with -c: per-move and per-game time limit per agent (default 30)",
+    )
+    add("--seed", type=int, metavar="S", help="game i is seeded with S + i (default: random)")
+    add(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="play games in N worker processes (same results as serial)",
+    )
+    add("--json", metavar="FILE", help="write one JSON line per game")
+    add("--max-moves", type=int, metavar="N", help="end a game after N Pac-Man moves")
+    add(
+        "--stats",
+        action="store_true",
+        help="print the Pac-Man agent's search statistics after each game",
+    )
+    add("--gif", metavar="FILE", help="save each game as an animated GIF (needs no window)")
+    add("--frames", metavar="DIR", help="save each frame as a PNG in DIR (needs no window)")
+    add("--version", action="version", version="pacman-multiagent 0.1.0")
+    return parser
+
+
+def _resolve_abbreviations(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """Let an abbreviation shared by a CS188 flag and a newer one mean the CS188 flag (``--frame``)."""
+    actions = parser._option_string_actions
+    longs = [name for name in actions if name.startswith("--")]
+    resolved = []
+    for token in argv:
+        name, sep, value = token.partition("=")
+        if token.startswith("--") and name not in actions:
+            matches = [flag for flag in longs if flag.startswith(name)]
+            if len({id(actions[flag]) for flag in matches}) > 1:
+                matches = [flag for flag in matches if flag in CS188_FLAGS]
+            if matches and len({id(actions[flag]) for flag in matches}) == 1:
+                token = matches[0] + sep + value
+        resolved.append(token)
+    return resolved
+
+
+def _check(options: argparse.Namespace) -> None:
+    limits = [
+        ("-n/--numGames", options.numGames, 1),
+        ("-k/--numghosts", options.numghosts, 0),
+        ("-x/--numTraining", options.numTraining, 0),
+        ("--jobs", options.jobs, 1),
+        ("--frameTime", options.frameTime, 0),
+    ]
+    for flag, value, least in limits:
+        if value < least:
+            raise UsageError(f"{flag} {value}: must be at least {least}")
+    for flag, value in (("-z/--zoom", options.zoom), ("--timeout", options.timeout)):
+        if value <= 0:
+            raise UsageError(f"{flag} {value}: must be positive")
+    if options.max_moves is not None and options.max_moves < 1:
+        raise UsageError(f"--max-moves {options.max_moves}: must be at least 1")
+    if options.numTraining >= options.numGames and options.numTraining:
+        raise UsageError(
+            f"-x/--numTraining {options.numTraining}: must be less than -n/--numGames {options.numGames}"
+        )
+    if options.jobs > 1 and options.numTraining:
+        raise UsageError(
+            "--jobs cannot be used with -x/--numTraining: training needs one agent across games"
+        )
+
+
+def _numbered(path: str, index: int, count: int) -> str:
+    if count == 1:
+        return path
+    file = Path(path)
+    return str(file.with_name(f"{file.stem}-{index}{file.suffix}"))
+
+
+def _make_display(options: argparse.Namespace, wants_keyboard: bool) -> Any:
+    if options.quietTextGraphics:
+        return None
+    from pacman.view.text import TextDisplay
+
+    if options.textGraphics:
+        return TextDisplay(frame_time=options.frameTime)
+    try:
+        from pacman.view.pygame_view import PygameDisplay
+
+        return PygameDisplay(zoom=options.zoom, frame_time=options.frameTime)
+    except (DisplayUnavailable, ImportError) as error:
+        if wants_keyboard:
+            raise UsageError(
+                f"the keyboard agent needs a window, and none can be opened: {error}; "
+                "or choose an agent with -p (for example -p GreedyAgent)"
+            ) from None
+        print(f"pacman: {error}; showing the game as text instead", file=sys.stderr)
+        return TextDisplay(frame_time=options.frameTime)
+
+
+def _frame_recorder(options: argparse.Namespace, index: int, count: int) -> Any:
+    from pacman.view.frames import FrameRecorder
+
+    gif = _numbered(options.gif, index, count) if options.gif else None
+    folder = _numbered(options.frames, index, count) if options.frames else None
+    return FrameRecorder(gif=gif, frames_dir=folder, zoom=options.zoom)
+
+
+def _outcome_line(result: Any) -> str:
+    if result.crashed:
+        return f"{result.crash}. Score: {result.score:g}"
+    if result.win:
+        return f"Pacman emerges victorious! Score: {result.score:g}"
+    if result.lose:
+        return f"Pacman died! Score: {result.score:g}"
+    return f"Game stopped after {result.pacman_moves} Pac-Man moves. Score: {result.score:g}"
+
+
+def print_summary(results: Sequence[Any], stream: Any = None) -> None:
+    """CS188's closing lines."""
+    stream = stream or sys.stdout
+    scores = [result.score for result in results]
+    wins = [result.win for result in results]
+    print("Average Score:", sum(scores) / len(scores), file=stream)
+    print("Scores:       ", ", ".join(str(score) for score in scores), file=stream)
+    print(
+        f"Win Rate:      {wins.count(True)}/{len(wins)} ({wins.count(True) / len(wins):.2f})",
+        file=stream,
+    )
+    print("Record:       ", ", ".join("Win" if win else "Loss" for win in wins), file=stream)
+
+
+def _replay(options: argparse.Namespace) -> int:
+    from pacman.runner import load_record, replay
+
+    record = load_record(options.replay)
+    display = _make_display(options, wants_keyboard=False)
+    observers = [display] if display is not None else []
+    if options.gif or options.frames:
+        observers.append(_frame_recorder(options, 0, 1))
+    result = replay(record, observers)
+    print(_outcome_line(result))
+    if result.score != record.get("score", result.score):
+        print(
+            f"pacman: warning: the record says score {record['score']}, replay gave {result.score}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _play(options: argparse.Namespace) -> int:
+    from pacman.layout import load_layout
+    from pacman.loading import find_class, parse_agent_args
+    from pacman.runner import GameSpec, batch, game_record, json_lines, run_games, write_atomically
+
+    layout = load_layout(options.layout)
+    pacman_class = find_class(options.pacman)
+    find_class(options.ghosts, "ghost")
+    agent_args = parse_agent_args(options.agentArgs)
+    if options.numTraining and "numTraining" not in agent_args:
+        agent_args["numTraining"] = str(options.numTraining)
+    wants_keyboard = pacman_class.__name__ == "KeyboardAgent"
+    if wants_keyboard and (options.textGraphics or options.quietTextGraphics or options.jobs > 1):
+        raise UsageError(
+            "the keyboard agent needs the pygame window: drop -t/-q/--jobs, "
+            "or choose an agent with -p (for example -p GreedyAgent)"
+        )
+    if options.seed is not None:
+        seed = options.seed
+    elif options.fixRandomSeed:
+        seed = 0
+    else:
+        seed = random.SystemRandom().randrange(2**31)
+
+    display = None
+    if options.jobs > 1:
+        if not options.quietTextGraphics:
+            print("pacman: --jobs plays without a display", file=sys.stderr)
+        if options.gif or options.frames:
+            raise UsageError("--gif/--frames record games one at a time: leave out --jobs")
+    else:
+        display = _make_display(options, wants_keyboard)
+
+    count = options.numGames
+    training = options.numTraining
+    spec = GameSpec(
+        layout=options.layout,
+        pacman=options.pacman,
+        pacman_args=agent_args,
+        ghost=options.ghosts,
+        num_ghosts=options.numghosts,
+        seed=seed,
+        catch_exceptions=options.catchExceptions,
+        timeout=options.timeout if options.catchExceptions else None,
+        max_moves=options.max_moves,
+    )
+
+    def observers_for(index: int) -> list[Any]:
+        if index < training:
+            return []
+        watching = [display] if display is not None else []
+        if options.gif or options.frames:
+            watching.append(_frame_recorder(options, index - training, count - training))
+        return watching
+
+    from pacman.game import QuitRequested
+
+    results = []
+    stopped = 0
+    progress = display is None and count >= 10 and sys.stderr.isatty()
+    try:
+        for index, result in enumerate(
+            run_games(
+                batch(spec, count),
+                jobs=options.jobs,
+                observers_for=observers_for,
+                progress=progress,
+            )
+        ):
+            if index < training:
+                continue
+            results.append(result)
+            if not progress:
+                print(_outcome_line(result))
+            if options.stats and result.stats:
+                print(result.stats)
+            if options.record:
+                name = (
+                    f"recorded-game-{index}.json"
+                    if options.record == AUTO_RECORD
+                    else _numbered(options.record, index - training, count - training)
+                )
+                write_atomically(
+                    name,
+                    json.dumps(
+                        game_record(result, layout, min(options.numghosts, layout.num_ghosts))
+                    ),
+                )
+    except QuitRequested:
+        print("pacman: window closed; stopping", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("pacman: interrupted", file=sys.stderr)
+        stopped = 130
+    except AgentCrashed as crash:
+        print(f"pacman: {crash} (use -c to record crashes and go on)", file=sys.stderr)
+        return 1
+    finally:
+        if options.json and results:
+            extra = {"pacman_args": agent_args, "ghost": options.ghosts}
+            write_atomically(options.json, json_lines(results, extra))
+    if results:
+        print_summary(results)
+    return stopped
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``pacman`` and ``python -m pacman``; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "autograde":
+        from pacman.grading import main as autograde
+
+        return autograde(args[1:])
+    parser = build_parser()
+    try:
+        options = parser.parse_args(_resolve_abbreviations(parser, args))
+        _check(options)
+        if options.replay:
+            return _replay(options)
+        return _play(options)
+    except PacmanError as error:
+        print(f"pacman: {error}", file=sys.stderr)
+        return 1 if isinstance(error, AgentCrashed) else 2
+    except KeyboardInterrupt:
+        print("pacman: interrupted", file=sys.stderr)
+        return 130

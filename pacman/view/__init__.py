@@ -1,0 +1,1 @@
+"""Displays: ``text`` needs nothing; ``pygame_view``, ``draw`` and ``frames`` need pygame."""
