@@ -29,10 +29,7 @@ WALLS, FOOD, CAPSULES, PACMAN = 0, 1, 2, 3
 
 def channel_names(num_ghosts: int, per_ghost_channels: bool) -> tuple[str, ...]:
     """The channel names, in order, for a game with ``num_ghosts`` ghosts."""
-    if per_ghost_channels:
-        ghosts = tuple(f"ghost_{i}" for i in range(num_ghosts))
-    else:
-        ghosts = ("ghosts",)
+    ghosts = tuple(f"ghost_{i}" for i in range(num_ghosts)) if per_ghost_channels else ("ghosts",)
     return ("walls", "food", "capsules", "pacman", *ghosts, "scared_ghosts")
 
 
@@ -126,7 +123,7 @@ class GridEncoder:
         scared_channel = self.scared_channel
         per_ghost = self.per_ghost_channels
         for index, (position, timer) in enumerate(
-            zip(state.get_ghost_positions(), state.get_scared_timers())
+            zip(state.get_ghost_positions(), state.get_scared_timers(), strict=True)
         ):
             row, col = cell(position)
             if per_ghost:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -133,7 +133,10 @@ class PacmanEnv(gym.Env):
     - v0: first version.
     """
 
-    metadata = {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 10}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "rgb_array", "ansi"],
+        "render_fps": 10,
+    }
 
     def __init__(
         self,
