@@ -1,0 +1,485 @@
+"""Drawing a game state onto a pygame surface, with no window involved.
+
+``draw(surface, state, theme)`` is a pure function of its arguments: it paints
+the maze, food, capsules, Pac-Man, the ghosts and a score bar into whatever
+surface it is given, scaled to fit, and returns the ``Geometry`` it used. The
+window (``pygame_view``), frame export (``frames``) and the Gymnasium
+``rgb_array`` mode all call it, so a headless machine renders exactly what a
+user sees. Only ``pygame.Surface`` and ``pygame.font`` are used; nothing here
+opens a display.
+
+The static maze is rendered once per (layout, cell size, theme) and reused;
+fonts are loaded once per size. Importing this module imports pygame, so the
+game itself never imports it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pacman.errors import DisplayUnavailable
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+try:
+    import pygame
+    import pygame.gfxdraw
+except ImportError as _error:  # pragma: no cover - exercised only without pygame
+    raise DisplayUnavailable(
+        "pygame is not installed: pip install 'pacman-multiagent[pygame]' for the window, "
+        "or use -t/-q for text"
+    ) from _error
+
+if TYPE_CHECKING:
+    from pacman.layout import Layout
+    from pacman.state import GameState
+
+__all__ = [
+    "BASE_CELL",
+    "CLASSIC",
+    "LIGHT",
+    "THEMES",
+    "Geometry",
+    "Theme",
+    "draw",
+    "fit",
+    "frame_size",
+    "get_theme",
+    "render",
+    "rgb_array",
+]
+
+Color = tuple[int, int, int]
+
+#: Pixels per maze cell at zoom 1 (CS188's grid size).
+BASE_CELL = 30
+#: Height of the score bar, in cells.
+BAR_CELLS = 1.2
+
+
+@dataclass(frozen=True)
+class Theme:
+    """The colours of a drawing; frozen so it can key the maze cache."""
+
+    name: str
+    background: Color
+    wall: Color  # the outline of the wall tubes
+    wall_fill: Color  # inside the tubes
+    food: Color
+    capsule: Color
+    pacman: Color
+    ghosts: tuple[Color, ...]  # ghost 1, 2, ... (repeating)
+    scared: Color
+    scared_face: Color
+    flash: Color  # a scared ghost about to recover blinks between scared and this
+    flash_face: Color
+    eye: Color
+    pupil: Color
+    text: Color
+    score: Color
+
+    def ghost_color(self, agent_index: int) -> Color:
+        return self.ghosts[(agent_index - 1) % len(self.ghosts)]
+
+
+CLASSIC = Theme(
+    name="classic",
+    background=(0, 0, 0),
+    wall=(33, 33, 222),
+    wall_fill=(0, 0, 48),
+    food=(255, 184, 151),
+    capsule=(255, 184, 151),
+    pacman=(255, 255, 0),
+    ghosts=(
+        (255, 0, 0),
+        (255, 184, 255),
+        (0, 255, 255),
+        (255, 184, 82),
+        (98, 220, 98),
+        (200, 120, 255),
+    ),
+    scared=(33, 33, 255),
+    scared_face=(255, 184, 151),
+    flash=(235, 235, 255),
+    flash_face=(255, 0, 0),
+    eye=(255, 255, 255),
+    pupil=(33, 33, 200),
+    text=(255, 255, 255),
+    score=(255, 255, 0),
+)
+
+#: A light variant, for printed handouts and slides.
+LIGHT = Theme(
+    name="light",
+    background=(250, 250, 245),
+    wall=(40, 70, 170),
+    wall_fill=(205, 215, 245),
+    food=(120, 90, 60),
+    capsule=(200, 90, 30),
+    pacman=(230, 180, 0),
+    ghosts=(
+        (220, 30, 30),
+        (230, 90, 180),
+        (0, 160, 180),
+        (240, 130, 20),
+        (40, 150, 40),
+        (130, 60, 200),
+    ),
+    scared=(40, 40, 220),
+    scared_face=(255, 230, 200),
+    flash=(150, 150, 170),
+    flash_face=(220, 0, 0),
+    eye=(255, 255, 255),
+    pupil=(20, 20, 120),
+    text=(30, 30, 30),
+    score=(150, 100, 0),
+)
+
+THEMES: dict[str, Theme] = {theme.name: theme for theme in (CLASSIC, LIGHT)}
+
+#: Scared ghosts blink when their timer is at or below this many of their moves.
+FLASH_BELOW = 10
+
+#: Screen angle (degrees, counter-clockwise from east, y up) each direction faces.
+_FACING_ANGLE = {"East": 0.0, "North": 90.0, "West": 180.0, "South": 270.0}
+_LOOK = {"East": (1, 0), "West": (-1, 0), "North": (0, -1), "South": (0, 1)}
+
+
+def get_theme(theme: Theme | str) -> Theme:
+    """A theme by name (``classic``, ``light``) or the theme itself."""
+    if isinstance(theme, Theme):
+        return theme
+    try:
+        return THEMES[theme]
+    except KeyError:
+        from pacman.errors import UsageError
+
+        raise UsageError(
+            f"unknown theme {theme!r}: choose one of {', '.join(sorted(THEMES))}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Where the maze sits on a surface: integer cell size and the maze's top-left corner."""
+
+    cell: int
+    left: int
+    top: int
+    columns: int
+    rows: int
+
+    @property
+    def bar_height(self) -> int:
+        return max(12, round(self.cell * BAR_CELLS))
+
+    @property
+    def maze_size(self) -> tuple[int, int]:
+        return self.columns * self.cell, self.rows * self.cell
+
+    def center(self, x: float, y: float) -> tuple[int, int]:
+        """The pixel at the centre of board position (x, y) (y grows upward on the board)."""
+        cell = self.cell
+        return (
+            self.left + round((x + 0.5) * cell),
+            self.top + round((self.rows - 1 - y + 0.5) * cell),
+        )
+
+
+def _cell_for_zoom(zoom: float) -> int:
+    return max(4, round(BASE_CELL * zoom))
+
+
+def frame_size(layout: Layout, zoom: float = 1.0) -> tuple[int, int]:
+    """The natural (width, height) in pixels of a drawing of ``layout`` at ``zoom``."""
+    cell = _cell_for_zoom(zoom)
+    return layout.width * cell, layout.height * cell + max(12, round(cell * BAR_CELLS))
+
+
+def fit(size: tuple[int, int], layout: Layout) -> Geometry:
+    """The largest whole-pixel cell that fits the maze and its bar in ``size``, centred."""
+    width, height = size
+    cell = max(2, int(min(width / layout.width, height / (layout.height + BAR_CELLS))))
+    used_height = layout.height * cell + max(12, round(cell * BAR_CELLS))
+    return Geometry(
+        cell=cell,
+        left=(width - layout.width * cell) // 2,
+        top=max(0, (height - used_height) // 2),
+        columns=layout.width,
+        rows=layout.height,
+    )
+
+
+# ------------------------------------------------------------------ the maze
+
+# layout -> {(cell, theme): surface}. Layouts compare by identity, so a cache entry dies with it.
+_MAZES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SUPERSAMPLE = 3
+
+
+def _maze_surface(layout: Layout, cell: int, theme: Theme) -> pygame.Surface:
+    sizes = _MAZES.setdefault(layout, {})
+    surface = sizes.get((cell, theme))
+    if surface is None:
+        if len(sizes) > 8:  # a window being resized makes many sizes; keep the newest few
+            sizes.clear()
+        surface = sizes[(cell, theme)] = _paint_maze(layout, cell, theme)
+    return surface
+
+
+def _paint_maze(layout: Layout, cell: int, theme: Theme) -> pygame.Surface:
+    """Walls as outlined tubes along the wall cells, drawn large and scaled down for smooth edges."""
+    scale = _SUPERSAMPLE if cell >= 8 else 1
+    big = cell * scale
+    surface = pygame.Surface((layout.width * big, layout.height * big))
+    surface.fill(theme.background)
+    walls = layout.walls.data
+    width, height = layout.width, layout.height
+
+    def is_wall(x: int, y: int) -> bool:
+        return 0 <= x < width and 0 <= y < height and walls[x][y]
+
+    def center(x: int, y: int) -> tuple[int, int]:
+        return x * big + big // 2, (height - 1 - y) * big + big // 2
+
+    cells = [(x, y) for x in range(width) for y in range(height) if walls[x][y]]
+    outer = round(big * 0.3)
+    line = max(1, round(big * 0.075))
+    # The outline colour drawn thick, then the fill drawn thinner on top: what remains is the outline.
+    for color, radius in ((theme.wall, outer), (theme.wall_fill, outer - line)):
+        for x, y in cells:
+            cx, cy = center(x, y)
+            pygame.draw.circle(surface, color, (cx, cy), radius)
+            if is_wall(x + 1, y):
+                pygame.draw.rect(surface, color, (cx, cy - radius, big + 1, 2 * radius + 1))
+            if is_wall(x, y - 1):
+                pygame.draw.rect(surface, color, (cx - radius, cy, 2 * radius + 1, big + 1))
+            # A 2x2 block of walls is solid: fill the square between the four centres.
+            if is_wall(x + 1, y) and is_wall(x, y - 1) and is_wall(x + 1, y - 1):
+                pygame.draw.rect(surface, color, (cx, cy, big + 1, big + 1))
+    if scale != 1:
+        surface = pygame.transform.smoothscale(surface, (width * cell, height * cell))
+    return surface
+
+
+# ------------------------------------------------------------------ fonts
+
+_FONTS: dict[int, Any] = {}
+
+
+def _font(size: int) -> pygame.font.Font:
+    font = _FONTS.get(size)
+    if font is None:
+        if not pygame.font.get_init():
+            pygame.font.init()
+        font = _FONTS[size] = pygame.font.Font(None, size)
+        font.set_bold(True)
+    return font
+
+
+# ------------------------------------------------------------------ agents
+
+
+def _draw_pacman(
+    surface: pygame.Surface,
+    center: tuple[int, int],
+    cell: int,
+    facing: str,
+    mouth: float,
+    color: Color,
+) -> None:
+    cx, cy = center
+    radius = cell * 0.45
+    half_mouth = 5 + 40 * max(0.0, min(1.0, mouth))  # degrees either side of the facing direction
+    facing_angle = _FACING_ANGLE.get(facing, 0.0)
+    points = [(cx, cy)]
+    steps = 28
+    start = facing_angle + half_mouth
+    sweep = 360 - 2 * half_mouth
+    for step in range(steps + 1):
+        angle = math.radians(start + sweep * step / steps)
+        points.append((cx + radius * math.cos(angle), cy - radius * math.sin(angle)))
+    pygame.gfxdraw.aapolygon(surface, points, color)
+    pygame.gfxdraw.filled_polygon(surface, points, color)
+
+
+def _ghost_outline(cx: float, cy: float, cell: int) -> list[tuple[float, float]]:
+    """A ghost's body: a round head, straight sides and a skirt of three points."""
+    radius = cell * 0.42
+    head_y = cy - cell * 0.06
+    bottom = cy + cell * 0.42
+    points = []
+    for step in range(17):  # the head, from the left side over the top to the right side
+        angle = math.pi - math.pi * step / 16
+        points.append((cx + radius * math.cos(angle), head_y - radius * math.sin(angle)))
+    skirt = 3
+    points.append((cx + radius, bottom))
+    for tooth in range(skirt):  # right to left: up to a notch, down to a point
+        right = cx + radius - 2 * radius * tooth / skirt
+        step = 2 * radius / skirt
+        points.append((right - step / 2, bottom - cell * 0.12))
+        points.append((right - step, bottom))
+    return points
+
+
+def _draw_ghost(
+    surface: pygame.Surface,
+    center: tuple[int, int],
+    cell: int,
+    facing: str,
+    body: Color,
+    theme: Theme,
+    scared: bool,
+    face: Color,
+) -> None:
+    cx, cy = center
+    points = _ghost_outline(cx, cy, cell)
+    pygame.gfxdraw.aapolygon(surface, points, body)
+    pygame.gfxdraw.filled_polygon(surface, points, body)
+    eye_dx = cell * 0.16
+    eye_y = cy - cell * 0.1
+    if scared:
+        # Small eyes and a zigzag mouth, as the arcade's frightened ghosts have.
+        size = max(1, round(cell * 0.05))
+        for side in (-1, 1):
+            pygame.draw.circle(surface, face, (round(cx + side * eye_dx * 0.8), round(eye_y)), size)
+        mouth_y = cy + cell * 0.15
+        zig = [
+            (cx - cell * 0.25 + i * cell * 0.1, mouth_y + (cell * 0.04 if i % 2 else -cell * 0.04))
+            for i in range(6)
+        ]
+        pygame.draw.lines(surface, face, False, zig, max(1, round(cell * 0.04)))
+        return
+    look_x, look_y = _LOOK.get(facing, (0, 0))
+    eye_w, eye_h = cell * 0.2, cell * 0.26
+    pupil = max(1, round(cell * 0.06))
+    for side in (-1, 1):
+        ex = cx + side * eye_dx + look_x * cell * 0.04
+        ey = eye_y + look_y * cell * 0.04
+        rect = pygame.Rect(0, 0, round(eye_w), round(eye_h))
+        rect.center = (round(ex), round(ey))
+        pygame.draw.ellipse(surface, theme.eye, rect)
+        pygame.draw.circle(
+            surface,
+            theme.pupil,
+            (round(ex + look_x * cell * 0.05), round(ey + look_y * cell * 0.06)),
+            pupil,
+        )
+
+
+# ------------------------------------------------------------------ the whole picture
+
+
+def _score_text(score: float) -> str:
+    return str(int(score)) if float(score).is_integer() else f"{score:g}"
+
+
+def draw(
+    surface: pygame.Surface,
+    state: GameState,
+    theme: Theme | str = CLASSIC,
+    *,
+    positions: Sequence[tuple[float, float]] | None = None,
+    mouth: float = 0.6,
+    caption: str | None = None,
+    banner: str | None = None,
+) -> Geometry:
+    """Paint ``state`` onto ``surface`` (any size; the maze is scaled to fit and centred).
+
+    ``positions`` overrides where each agent is drawn (index 0 is Pac-Man), for
+    smooth movement between cells; ``mouth`` is how open Pac-Man's mouth is (0
+    to 1); ``caption`` is shown at the right of the score bar (agent name, move
+    count); ``banner`` over the maze (``None``: "YOU WIN!"/"GAME OVER" when the
+    game is over, ``""``: nothing). Returns the geometry used, so callers can
+    find cells on the surface.
+    """
+    theme = get_theme(theme)
+    layout = state.layout
+    geometry = fit(surface.get_size(), layout)
+    cell = geometry.cell
+    surface.fill(theme.background)
+    surface.blit(_maze_surface(layout, cell, theme), (geometry.left, geometry.top))
+
+    food_radius = max(1, round(cell * 0.1))
+    for x, y in state.get_food().as_list():
+        pygame.draw.circle(surface, theme.food, geometry.center(x, y), food_radius)
+    capsule_radius = max(2, round(cell * 0.25))
+    for x, y in state.get_capsules():
+        center = geometry.center(x, y)
+        pygame.gfxdraw.aacircle(surface, *center, capsule_radius, theme.capsule)
+        pygame.gfxdraw.filled_circle(surface, *center, capsule_radius, theme.capsule)
+
+    count = state.get_num_agents()
+    where = list(positions) if positions is not None else None
+    for index in range(1, count):  # ghosts first, so Pac-Man is drawn on top of a ghost it meets
+        ghost = state.get_ghost_state(index)
+        x, y = where[index] if where is not None else ghost.get_position()
+        timer = ghost.scared_timer
+        if timer > 0:
+            flashing = timer <= FLASH_BELOW and timer % 2 == 0
+            body = theme.flash if flashing else theme.scared
+            face = theme.flash_face if flashing else theme.scared_face
+        else:
+            body, face = theme.ghost_color(index), theme.eye
+        _draw_ghost(
+            surface,
+            geometry.center(x, y),
+            cell,
+            ghost.get_direction(),
+            body,
+            theme,
+            timer > 0,
+            face,
+        )
+    pacman = state.get_pacman_state()
+    x, y = where[0] if where is not None else pacman.get_position()
+    _draw_pacman(surface, geometry.center(x, y), cell, pacman.get_direction(), mouth, theme.pacman)
+
+    if banner is None:
+        banner = "YOU WIN!" if state.is_win() else "GAME OVER" if state.is_lose() else ""
+    if banner:
+        font = _font(max(10, round(cell * 1.4)))
+        text = font.render(banner, True, theme.score if state.is_win() else (255, 60, 60))
+        maze_w, maze_h = geometry.maze_size
+        rect = text.get_rect(center=(geometry.left + maze_w // 2, geometry.top + maze_h // 2))
+        shadow = pygame.Surface((rect.width + cell, rect.height + cell // 2))
+        shadow.fill(theme.background)
+        shadow.set_alpha(200)
+        surface.blit(shadow, shadow.get_rect(center=rect.center))
+        surface.blit(text, rect)
+
+    bar_top = geometry.top + geometry.maze_size[1]
+    font = _font(max(10, round(geometry.bar_height * 0.75)))
+    score = font.render(f"SCORE {_score_text(state.get_score())}", True, theme.score)
+    middle = bar_top + geometry.bar_height // 2
+    surface.blit(score, score.get_rect(midleft=(geometry.left + cell // 3, middle)))
+    if caption:
+        small = _font(max(9, round(geometry.bar_height * 0.6)))
+        text = small.render(caption, True, theme.text)
+        surface.blit(
+            text,
+            text.get_rect(midright=(geometry.left + geometry.maze_size[0] - cell // 3, middle)),
+        )
+    return geometry
+
+
+def render(
+    state: GameState, theme: Theme | str = CLASSIC, zoom: float = 1.0, **options: Any
+) -> pygame.Surface:
+    """A new surface of the natural size for ``zoom``, with ``state`` drawn on it."""
+    surface = pygame.Surface(frame_size(state.layout, zoom))
+    draw(surface, state, theme, **options)
+    return surface
+
+
+def rgb_array(
+    state: GameState, theme: Theme | str = CLASSIC, zoom: float = 1.0, **options: Any
+) -> Any:
+    """The drawing as a ``(height, width, 3)`` uint8 numpy array (Gymnasium's ``rgb_array``)."""
+    import pygame.surfarray
+
+    return pygame.surfarray.array3d(render(state, theme, zoom, **options)).transpose(1, 0, 2)

@@ -1,0 +1,330 @@
+"""The pygame window: an observer that shows a game and takes the keyboard.
+
+``PygameDisplay(zoom=1.0, frame_time=0.1)`` opens the window at once, so a
+machine that cannot show one fails here, with ``DisplayUnavailable`` and a
+one-line message that says what to do, before any game starts. The game loop
+calls ``initialize``/``update``/``finish``; each move is animated for
+``frame_time`` seconds at 60 frames per second, and the window keeps
+answering while paused.
+
+Keys: Space pauses and resumes, Right (while paused) plays one more move,
+``+``/``-`` halve/double the frame time, Esc or closing the window raises
+``pacman.game.QuitRequested``, which ends the run cleanly. Arrow keys and
+WASD are recorded for ``agents.keyboard.KeyboardAgent``, which reads them
+through ``take_direction()`` on the open window (``PygameDisplay.active()``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from pacman.errors import DisplayUnavailable
+from pacman.game import QuitRequested
+
+if TYPE_CHECKING:
+    from pacman.game import GameResult
+    from pacman.state import GameState
+
+__all__ = ["PygameDisplay"]
+
+#: The display opened most recently and not yet closed (what a KeyboardAgent listens to).
+_ACTIVE: PygameDisplay | None = None
+
+_FASTEST = 0.01  # a frame time below this becomes 0 (no animation)
+_SLOWEST = 2.0
+
+
+def _missing_display() -> str | None:
+    """Why no window can be opened here, if that is known before asking SDL."""
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return None  # the user chose a driver (``dummy`` for tests): let SDL decide
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")) and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        return "no display (DISPLAY and WAYLAND_DISPLAY are unset)"
+    return None
+
+
+def _unavailable(reason: str) -> DisplayUnavailable:
+    return DisplayUnavailable(
+        f"cannot open the pygame window: {reason}; use -t or -q for text, or --gif FILE to record"
+    )
+
+
+class PygameDisplay:
+    """A window that shows each move, animated over ``frame_time`` seconds."""
+
+    def __init__(
+        self,
+        zoom: float = 1.0,
+        frame_time: float = 0.1,
+        *,
+        theme: Any = "classic",
+        agent_name: str | None = None,
+        fps: int = 60,
+        hold: float | None = None,
+        title: str = "Pac-Man",
+    ) -> None:
+        global _ACTIVE
+        problem = _missing_display()
+        if problem is not None:
+            raise _unavailable(problem)
+        from pacman.view import draw as drawing  # raises DisplayUnavailable without pygame
+
+        pygame = drawing.pygame
+        self._pygame = pygame
+        self._drawing = drawing
+        self.theme = drawing.get_theme(theme)
+        self.zoom = float(zoom)
+        self.frame_time = max(0.0, float(frame_time))
+        self.agent_name = agent_name
+        self.fps = fps
+        #: Seconds the final position of a game stays on screen (Esc skips it).
+        self.hold = hold
+        self.title = title
+        chosen = os.environ.get("SDL_VIDEODRIVER")
+        try:
+            if not chosen and os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+                # Only X11 can work here; asking SDL for it spares a Wayland complaint on stderr.
+                os.environ["SDL_VIDEODRIVER"] = "x11"
+            try:
+                pygame.display.init()
+            finally:
+                if not chosen:
+                    os.environ.pop("SDL_VIDEODRIVER", None)
+            if not chosen and pygame.display.get_driver() in ("offscreen", "dummy"):
+                pygame.display.quit()  # SDL fell back to a window nobody can see
+                raise pygame.error(f"cannot connect to display {os.environ.get('DISPLAY', '')!r}")
+            # Opened hidden now, so a failure is reported before any game; shown by initialize().
+            self._screen = pygame.display.set_mode((320, 200), pygame.RESIZABLE | pygame.HIDDEN)
+        except pygame.error as error:
+            reason = str(error) or "no video device"
+            display = os.environ.get("DISPLAY")
+            if display and "display" not in reason:
+                reason += f" (DISPLAY={display})"
+            raise _unavailable(reason) from None
+        pygame.display.set_caption(title)
+        self._clock = pygame.time.Clock()
+        self._layout = None
+        self._state: GameState | None = None
+        self._positions: list[tuple[float, float]] = []
+        self._mouth = 1.0
+        self._moves = 0
+        self._last_flip = 0.0
+        self._paused = False
+        self._step = False
+        self._closed = False
+        self._notice = ""
+        self._notice_until = 0.0
+        self._held: list[str] = []  # direction keys held down, oldest first
+        self._pressed: list[str] = []  # direction keys pressed since take_direction()
+        self._keymap = {
+            pygame.K_LEFT: "West",
+            pygame.K_a: "West",
+            pygame.K_RIGHT: "East",
+            pygame.K_d: "East",
+            pygame.K_UP: "North",
+            pygame.K_w: "North",
+            pygame.K_DOWN: "South",
+            pygame.K_s: "South",
+        }
+        _ACTIVE = self
+
+    # ----------------------------------------------------------- for agents
+
+    @staticmethod
+    def active() -> PygameDisplay | None:
+        """The window a keyboard agent should listen to, if one is open."""
+        return _ACTIVE
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    @property
+    def moves(self) -> int:
+        """Moves shown so far in the current game."""
+        return self._moves
+
+    def take_direction(self) -> str | None:
+        """The direction key pressed last since the previous call, else the one held last."""
+        self.pump()
+        if self._pressed:
+            direction = self._pressed[-1]
+            self._pressed.clear()
+            return direction
+        return self._held[-1] if self._held else None
+
+    def idle(self, notice: str = "") -> None:
+        """Handle events and redraw once, waiting for the next 60 fps tick (for waiting agents)."""
+        self.pump()
+        if notice:
+            self._notice, self._notice_until = notice, time.monotonic() + 0.1
+        self._redraw()
+        self._clock.tick(self.fps)
+
+    # ----------------------------------------------------------- events
+
+    def pump(self) -> None:
+        """Handle pending window events; raises QuitRequested on Esc or a closed window."""
+        if self._closed:
+            raise QuitRequested("the window was closed")
+        pygame = self._pygame
+        for event in pygame.event.get():
+            if event.type == pygame.QUIT:
+                self._quit()
+            elif event.type == pygame.KEYDOWN:
+                self._key_down(event.key)
+            elif event.type == pygame.KEYUP:
+                direction = self._keymap.get(event.key)
+                if direction in self._held:
+                    self._held.remove(direction)
+            elif event.type in (pygame.WINDOWFOCUSLOST, pygame.WINDOWLEAVE):
+                self._held.clear()  # a key released in another window never sends KEYUP here
+
+    def _key_down(self, key: int) -> None:
+        pygame = self._pygame
+        if key in (pygame.K_ESCAPE, pygame.K_q):
+            self._quit()
+        elif key in (pygame.K_SPACE, pygame.K_p):
+            self._paused = not self._paused
+            self._step = False
+        elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
+            self.frame_time = 0.0 if self.frame_time / 2 < _FASTEST else self.frame_time / 2
+            self._tell(f"frame time {self.frame_time:g} s")
+        elif key in (pygame.K_MINUS, pygame.K_KP_MINUS, pygame.K_UNDERSCORE):
+            self.frame_time = min(_SLOWEST, max(_FASTEST, self.frame_time * 2))
+            self._tell(f"frame time {self.frame_time:g} s")
+        direction = self._keymap.get(key)
+        if direction is not None:
+            if direction in self._held:
+                self._held.remove(direction)
+            self._held.append(direction)
+            self._pressed.append(direction)
+            if key == pygame.K_RIGHT and self._paused:
+                self._step = True
+
+    def _tell(self, notice: str, seconds: float = 1.5) -> None:
+        self._notice, self._notice_until = notice, time.monotonic() + seconds
+
+    def _quit(self) -> None:
+        self.close()
+        raise QuitRequested("the window was closed")
+
+    # ----------------------------------------------------------- observer
+
+    def initialize(self, state: GameState) -> None:
+        self.pump()
+        pygame = self._pygame
+        if state.layout is not self._layout:
+            self._layout = state.layout
+            size = self._drawing.frame_size(state.layout, self.zoom)
+            self._screen = pygame.display.set_mode(size, pygame.RESIZABLE | pygame.SHOWN)
+            pygame.display.set_caption(f"{self.title} - {state.layout.name}")
+        self._state = state
+        self._positions = self._agent_positions(state)
+        self._mouth = 1.0
+        self._moves = 0
+        self._redraw()
+        self._wait_while_paused()
+
+    def update(self, state: GameState, agent_index: int, action: str) -> None:
+        self._moves += 1
+        start = self._positions
+        end = self._agent_positions(state)
+        self._state = state
+        duration = self.frame_time
+        began = time.monotonic()
+        moving = (
+            agent_index < len(start) and _distance(start[agent_index], end[agent_index]) <= 1.01
+        )
+        while duration > 0:
+            self.pump()
+            progress = (time.monotonic() - began) / duration if duration else 1.0
+            if progress >= 1.0:
+                break
+            positions = list(end)
+            if moving:
+                (x0, y0), (x1, y1) = start[agent_index], end[agent_index]
+                positions[agent_index] = (x0 + (x1 - x0) * progress, y0 + (y1 - y0) * progress)
+            if agent_index == 0 and action != "Stop":
+                self._mouth = 0.5 + 0.5 * math.cos(2 * math.pi * progress)
+            self._redraw(positions)
+            self._clock.tick(self.fps)
+            duration = self.frame_time  # +/- during the move take effect at once
+        self._positions = end
+        self._mouth = 1.0
+        if duration > 0 or time.monotonic() - self._last_flip >= 1 / self.fps:
+            self._redraw()
+        else:
+            self.pump()  # a fast game draws at most 60 frames a second but always listens
+        self._wait_while_paused()
+
+    def finish(self, state: GameState, result: GameResult) -> None:
+        self._state = state
+        self._positions = self._agent_positions(state)
+        hold = self.hold if self.hold is not None else min(1.5, 10 * self.frame_time)
+        until = time.monotonic() + hold
+        self._redraw()
+        while time.monotonic() < until or self._paused:
+            self.idle()
+
+    def close(self) -> None:
+        """Close the window (the run may go on without it)."""
+        global _ACTIVE
+        if not self._closed:
+            self._closed = True
+            self._pygame.display.quit()
+        if _ACTIVE is self:
+            _ACTIVE = None
+
+    # ----------------------------------------------------------- drawing
+
+    @staticmethod
+    def _agent_positions(state: GameState) -> list[tuple[float, float]]:
+        positions = [state.get_pacman_position()]
+        positions.extend(state.get_ghost_positions())
+        return positions
+
+    def _caption(self) -> str:
+        parts = []
+        if self.agent_name:
+            parts.append(self.agent_name)
+        parts.append(f"move {self._moves}")
+        if self._paused:
+            parts.append("PAUSED (space, right arrow steps)")
+        if self._notice and time.monotonic() < self._notice_until:
+            parts.append(self._notice)
+        return "  ".join(parts)
+
+    def _redraw(self, positions: list[tuple[float, float]] | None = None) -> None:
+        if self._state is None or self._closed:
+            return
+        surface = self._pygame.display.get_surface()
+        self._drawing.draw(
+            surface,
+            self._state,
+            self.theme,
+            positions=positions if positions is not None else self._positions,
+            mouth=self._mouth,
+            caption=self._caption(),
+        )
+        self._pygame.display.flip()
+        self._last_flip = time.monotonic()
+
+    def _wait_while_paused(self) -> None:
+        while self._paused and not self._step:
+            self.idle()
+        self._step = False
+
+    def screenshot(self, path: str) -> None:
+        """Save what the window shows now as a PNG."""
+        self._pygame.image.save(self._pygame.display.get_surface(), path)
+
+
+def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1])
