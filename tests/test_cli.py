@@ -1,0 +1,188 @@
+"""The pacman command: CS188's flags and closing lines, one-line errors, batch options."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from pacman.cli import build_parser, main
+from pacman.loading import parse_agent_args
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_closing_lines_are_cs188s(capsys):
+    code, out, _ = run(
+        capsys, "-p", "GreedyAgent", "-l", "smallClassic", "-q", "-n", "3", "--seed", "40"
+    )
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[:3] == [
+        "Pacman died! Score: -401",
+        "Pacman died! Score: -350",
+        "Pacman died! Score: -410",
+    ]
+    assert lines[3:] == [
+        "Average Score: -387.0",
+        "Scores:        -401.0, -350.0, -410.0",
+        "Win Rate:      0/3 (0.00)",
+        "Record:        Loss, Loss, Loss",
+    ]
+
+
+def test_cs188_defaults_and_abbreviations():
+    parser = build_parser()
+    options = parser.parse_args([])
+    assert (options.numGames, options.layout, options.pacman, options.ghosts, options.numghosts) == (
+        1, "mediumClassic", "KeyboardAgent", "RandomGhost", 4,
+    )  # fmt: skip
+    assert (options.zoom, options.frameTime, options.timeout, options.numTraining) == (
+        1.0,
+        0.1,
+        30.0,
+        0,
+    )
+    from pacman.cli import _resolve_abbreviations
+
+    args = _resolve_abbreviations(
+        parser, ["--frame", "0.05", "--numG", "3", "--lay=smallClassic", "--rec"]
+    )
+    options = parser.parse_args(args)
+    assert (options.frameTime, options.numGames, options.layout, options.record) == (
+        0.05,
+        3,
+        "smallClassic",
+        "<auto>",
+    )
+
+
+def test_agent_args_parse_as_cs188():
+    assert parse_agent_args("depth=3,evalFn=better") == {"depth": "3", "evalFn": "better"}
+    assert parse_agent_args("verbose") == {"verbose": "1"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["-p", "GredyAgent", "-q"],
+            "pacman: unknown agent 'GredyAgent'; did you mean GreedyAgent",
+        ),
+        (
+            ["-p", "GreedyAgent", "-g", "DirectionGhost", "-q"],
+            "pacman: unknown ghost 'DirectionGhost'; did you mean DirectionalGhost",
+        ),
+        (
+            ["-p", "GreedyAgent", "-l", "smalClassic", "-q"],
+            "pacman: unknown layout 'smalClassic' (no such name or file); did you mean smallClassic",
+        ),
+        (["-n", "0", "-p", "GreedyAgent"], "pacman: -n/--numGames 0: must be at least 1"),
+        (
+            ["-p", "GreedyAgent", "-a", "depth=2", "-q"],
+            "pacman: agent GreedyAgent: got an unexpected keyword argument 'depth'",
+        ),
+        (
+            ["-p", "GreedyAgent", "-a", "=2", "-q"],
+            "pacman: -a '=2': '=2' is not of the form key=value",
+        ),
+        (["-q"], "pacman: the keyboard agent needs the pygame window"),
+        (["--numGames", "x"], "pacman: argument -n/--numGames: invalid int value: 'x'"),
+        (["--replay", "/nonexistent.json"], "pacman: --replay /nonexistent.json: cannot read"),
+    ],
+)
+def test_user_mistakes_give_one_line_and_exit_2(capsys, args, message):
+    with pytest.raises(SystemExit) if args[0] == "--numGames" else _nothing():
+        code, out, err = run(capsys, *args)
+        assert code == 2
+    out, err = (out, err) if args[0] != "--numGames" else capsys.readouterr()
+    assert err.startswith(message) and err.count("\n") == 1 and out == ""
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_an_agent_crash_without_c_is_one_line_and_exit_1(capsys, tmp_path):
+    agent_file = tmp_path / "crashy.py"
+    agent_file.write_text(
+        "from pacman.agent import Agent\nclass Crashy(Agent):\n    def get_action(self, s):\n        raise ValueError('nope')\n"
+    )
+    code, out, err = run(capsys, "-p", f"{agent_file}:Crashy", "-l", "smallClassic", "-q")
+    assert code == 1
+    assert (
+        err
+        == "pacman: Pac-Man (Crashy) crashed on move 1: ValueError: nope at crashy.py:4 (use -c to record crashes and go on)\n"
+    )
+    code, out, err = run(
+        capsys, "-p", f"{agent_file}:Crashy", "-l", "smallClassic", "-q", "-c", "-n", "2"
+    )
+    assert code == 0 and out.count("crashed on move 1") == 2 and "Win Rate:      0/2" in out
+
+
+def test_a_cs188_course_folder_agent_is_found_by_name(capsys, tmp_path, monkeypatch):
+    (tmp_path / "multiAgents.py").write_text(
+        textwrap.dedent(
+            """
+            from game import Agent, Directions
+            from util import manhattanDistance
+
+            class ReflexAgent(Agent):
+                def getAction(self, gameState):
+                    legal = gameState.getLegalActions()
+                    return Directions.STOP if Directions.STOP in legal else legal[0]
+            """
+        )
+    )
+    from pacman.loading import SHIMS_DIR
+
+    if not (SHIMS_DIR / "game.py").is_file():
+        pytest.skip("the CS188 shims (pacman/grading/shims) are not there yet")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "-p", "ReflexAgent", "-l", "testClassic", "-q", "--max-moves", "3")
+    assert code == 0, err
+    assert out.splitlines()[0] == "Game stopped after 3 Pac-Man moves. Score: -3"
+
+
+def test_json_record_and_replay_through_the_cli(capsys, tmp_path):
+    out_json, record = tmp_path / "games.jsonl", tmp_path / "game.json"
+    code, out, _ = run(capsys, "-p", "RandomAgent", "-l", "smallClassic", "-q", "-n", "2", "--seed", "9",
+                       "--json", str(out_json), "--record", str(record))  # fmt: skip
+    assert code == 0
+    games = [json.loads(line) for line in out_json.read_text().splitlines()]
+    assert [g["seed"] for g in games] == [9, 10]
+    first = json.loads((tmp_path / "game-0.json").read_text())
+    assert first["score"] == games[0]["score"] and len(first["actions"]) == games[0]["moves"]
+    code, out, _ = run(capsys, "--replay", str(tmp_path / "game-1.json"), "-q")
+    assert code == 0 and out.strip().endswith(f"Score: {games[1]['score']:g}")
+
+
+def test_jobs_give_the_serial_results(capsys):
+    base = ["-p", "RandomAgent", "-l", "mediumClassic", "-q", "-n", "4", "--seed", "3"]
+    _, serial, _ = run(capsys, *base)
+    _, parallel, _ = run(capsys, *base, "--jobs", "2")
+    assert serial == parallel
+
+
+def test_python_m_pacman_runs_as_a_program():
+    done = subprocess.run(
+        [sys.executable, "-m", "pacman", "-p", "GreedyAgnt", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("pacman: unknown agent 'GreedyAgnt'; did you mean GreedyAgent")
+    assert done.stderr.count("\n") == 1
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,101 @@
+"""Ghost policies: CS188's distributions, its one-draw sampling, and its recorded game."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from pacman.agent import Agent
+from pacman.game import Game
+from pacman.ghosts import DirectionalGhost, RandomGhost, sample
+from pacman.layout import parse_layout
+from pacman.state import GameState
+
+OPEN = "%%%%%%%\n%%%.%%%\n%%.G.P%\n%%%.%%%\n%%%%%%%"
+
+
+class FixedDraws(random.Random):
+    def __init__(self, *draws: float) -> None:
+        super().__init__(0)
+        self.draws = list(draws)
+
+    def random(self) -> float:
+        return self.draws.pop(0)
+
+
+def test_random_ghost_is_uniform_over_legal_actions():
+    state = GameState.initial(parse_layout(OPEN))
+    assert RandomGhost(1).get_distribution(state) == {
+        a: 0.25 for a in ("West", "East", "North", "South")
+    }
+
+
+def test_directional_ghost_puts_0_8_on_the_chasing_moves():
+    state = GameState.initial(parse_layout(OPEN))
+    distribution = DirectionalGhost(1).get_distribution(state)
+    assert distribution == pytest.approx({"East": 0.85, "West": 0.05, "North": 0.05, "South": 0.05})
+    assert sum(distribution.values()) == pytest.approx(1.0)
+
+
+def test_a_scared_directional_ghost_flees():
+    state = GameState.initial(parse_layout("%%%%%%%%\n%%%%.%%%\n%%%.GoP%\n%%%%.%%%\n%%%%%%%%"))
+    state = state.generate_successor(0, "West")  # eats the capsule, next to the ghost
+    distribution = DirectionalGhost(1).get_distribution(state)
+    # Half-speed moves: all but East end 1.5 from Pac-Man, East 0.5.
+    flee = 0.8 / 3 + 0.2 / 4
+    assert distribution == pytest.approx({"West": flee, "North": flee, "South": flee, "East": 0.05})
+
+
+def test_one_draw_walks_the_actions_in_name_order():
+    distribution = {"West": 0.05, "East": 0.85, "North": 0.05, "South": 0.05}
+    # Name order: East 0.85, North 0.90, South 0.95, West 1.00; a draw equal to a bound stays.
+    draws = [0.0, 0.85, 0.8500001, 0.9, 0.93, 0.99]
+    rng = FixedDraws(*draws)
+    assert [sample(distribution, rng) for _ in draws] == [
+        "East",
+        "East",
+        "North",
+        "North",
+        "South",
+        "West",
+    ]
+
+
+def test_ghosts_draw_from_the_generator_they_are_given():
+    state = GameState.initial(parse_layout(OPEN))
+    ghost = RandomGhost(1, rng=FixedDraws(0.3, 0.6))
+    assert [ghost.get_action(state), ghost.get_action(state)] == ["North", "South"]
+
+
+def test_cs188_recorded_game_replays_move_for_move(berkeley):
+    """q2/8-pacman-game: seed 0, then seed + k after Pac-Man's k-th move, first optimal actions."""
+    folder = berkeley / "test_cases" / "q2"
+    test_text = (folder / "8-pacman-game.test").read_text()
+    solution = (folder / "8-pacman-game.solution").read_text()
+    layout = parse_layout(test_text.split('layout: """')[1].split('"""')[0], "smallClassic")
+    block = solution.split('optimalActions: """')[1].split('"""')[0]
+    actions = [json.loads(line)[0][0][0] for line in block.strip().splitlines()]
+
+    rng = random.Random(0)
+
+    class Recorded(Agent):
+        played = 0
+
+        def get_action(self, state):
+            self.played += 1
+            return actions[self.played - 1]
+
+    class Reseed:
+        def update(self, state, agent_index, action):
+            if agent_index == 0:
+                rng.seed(0 + pacman.played)
+
+    pacman = Recorded()
+    ghosts = [DirectionalGhost(1, rng=rng), DirectionalGhost(2, rng=rng)]
+    result = Game(GameState.initial(layout, 2), [pacman, *ghosts], observers=[Reseed()]).run()
+    assert (result.pacman_moves, result.moves) == (146, 436)
+    assert result.lose and not result.win
+    assert result.score == 84.0
+    assert result.pacman_moves == len(actions)
