@@ -1,0 +1,348 @@
+"""``python autograder.py`` / ``pacman autograde``: CS188's flags, CS188's report lines.
+
+Exit status: 0 when grading ran, whatever the grade; 2 for a mistake in the
+command line or in a test file (one line naming the input and the place).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from pacman.errors import PacmanError, UsageError
+from pacman.grading.runner import (
+    Question,
+    QuestionResult,
+    RunResult,
+    generate_solutions,
+    grade,
+    load_single_test,
+    load_suite,
+)
+from pacman.grading.sandbox import ISOLATION_MODES, Limits, SandboxConfig
+
+PREFIX = "***     "
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, as every project command
+        raise UsageError(f"autograder: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="autograder.py",
+        description="Grade Pac-Man multi-agent code against CS188-format test suites.",
+    )
+    add = parser.add_argument
+    add("--test-directory", dest="test_root", default=None, help="the suite (default: test_cases)")
+    add("--code-directory", dest="code_root", default=None, help="where the student files are")
+    add(
+        "--student-code",
+        dest="student_code",
+        default=None,
+        help="student files, comma separated (default: the project's own agents; "
+        "multiAgents.py when --code-directory is given)",
+    )
+    add("-q", "--question", dest="question", default=None, help="grade one question, e.g. q2")
+    add(
+        "-t",
+        "--test",
+        dest="run_test",
+        default=None,
+        help="run one test, e.g. test_cases/q2/0-small-tree",
+    )
+    add(
+        "--no-graphics",
+        dest="no_graphics",
+        action="store_true",
+        help="no graphics (always the case)",
+    )
+    add(
+        "--mute",
+        dest="mute",
+        action="store_true",
+        help="do not show what the student's code prints",
+    )
+    add(
+        "-p",
+        "--print-tests",
+        dest="print_tests",
+        action="store_true",
+        help="print each test before its result",
+    )
+    add(
+        "--generate-solutions",
+        dest="generate_solutions",
+        action="store_true",
+        help="write .solution files",
+    )
+    add(
+        "--gradescope-output",
+        dest="gradescope",
+        action="store_true",
+        help="write gradescope_response.json",
+    )
+    add("--results", dest="results", default=None, help="write the JSON results to this file")
+    add("--submissions", dest="submissions", default=None, help="grade every subfolder of DIR")
+    add(
+        "--summary",
+        dest="summary",
+        default=None,
+        help="with --submissions: CSV/JSON prefix (default DIR/grades)",
+    )
+    add(
+        "-j",
+        "--jobs",
+        dest="jobs",
+        type=int,
+        default=None,
+        help="parallel workers (default: CPU count)",
+    )
+    add(
+        "--move-timeout",
+        dest="move_timeout",
+        type=float,
+        default=30.0,
+        help="seconds per move (30)",
+    )
+    add(
+        "--test-timeout",
+        dest="test_timeout",
+        type=float,
+        default=600.0,
+        help="seconds per test (600)",
+    )
+    add(
+        "--memory-limit",
+        dest="memory_mb",
+        type=int,
+        default=2048,
+        help="MB per student process (2048)",
+    )
+    add(
+        "--isolation",
+        dest="isolation",
+        choices=ISOLATION_MODES,
+        default="auto",
+        help="sandbox strength",
+    )
+    add("--no-audit-hook", dest="audit", action="store_false", help=argparse.SUPPRESS)
+    return parser
+
+
+# ------------------------------------------------------------------------------ student code
+
+
+def stage_student_code(code_root: str, names: list[str], stage: str) -> list[str]:
+    """Copy the student files into ``stage`` (the worker sees only the copies)."""
+    staged = []
+    for name in names:
+        source = os.path.join(code_root, name)
+        if not os.path.isfile(source):
+            raise UsageError(f"--student-code: {source}: no such file")
+        target = os.path.join(stage, os.path.basename(name))
+        shutil.copyfile(source, target)
+        os.chmod(target, 0o644)
+        staged.append(target)
+    return staged
+
+
+def student_names(args: argparse.Namespace) -> list[str]:
+    if args.student_code:
+        return [n.strip() for n in args.student_code.split(",") if n.strip()]
+    if args.code_root:
+        return ["multiAgents.py"]
+    return []
+
+
+# ------------------------------------------------------------------------------ reports
+
+
+def format_test(result: Any, mute: bool) -> list[str]:
+    verdict = "PASS" if result.passed else "FAIL"
+    lines = []
+    for message in result.messages:
+        for line in str(message).splitlines() or [""]:
+            lines.append(PREFIX + line)
+    if result.output and not mute:
+        lines.append(
+            PREFIX + "Your code printed (shown with '| ' so it cannot pass for grader output):"
+        )
+        for line in result.output.splitlines():
+            lines.append(PREFIX + "| " + line)
+    if result.max_points:
+        head = f"*** {verdict}: {result.path} ({result.points:g} of {result.max_points:g} points)"
+    else:
+        head = f"*** {verdict}: {result.path}"
+    # CS188 prints a test's messages before a points line, and after a plain verdict.
+    return [*lines, head] if result.max_points else [head, *lines]
+
+
+def question_block(question: Question, outcome: QuestionResult, mute: bool) -> str:
+    lines = [f"Question {question.name}", "=" * (9 + len(question.name)), ""]
+    for result in outcome.tests:
+        lines += format_test(result, mute)
+    for message in outcome.messages:
+        lines.append(f"*** {message}")
+    lines += [
+        "",
+        f"### Question {question.name}: {outcome.points:g}/{outcome.max_points} ###",
+        "",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def summary_block(run: RunResult) -> str:
+    lines = [
+        f"Finished at {time.strftime('%H:%M:%S')}",
+        "",
+        "Provisional grades",
+        "==================",
+    ]
+    for q in run.questions:
+        lines.append(f"Question {q.name}: {q.points:g}/{q.max_points}")
+    lines += ["------------------", f"Total: {run.total:g}/{run.max_total}", ""]
+    return "\n".join(lines)
+
+
+def results_json(run: RunResult, mute: bool = False) -> dict[str, Any]:
+    """Gradescope's response format (score, per-question tests with output)."""
+    tests = []
+    for q in run.questions:
+        text = "\n".join(line for r in q.tests for line in format_test(r, mute))
+        tests.append(
+            {
+                "name": f"Question {q.name}",
+                "score": q.points,
+                "max_score": q.max_points,
+                "output": text,
+            }
+        )
+    return {
+        "score": run.total,
+        "max_score": run.max_total,
+        "execution_time": round(run.seconds, 3),
+        "output": f"Total: {run.total:g}/{run.max_total} (isolation: {run.isolation})",
+        "tests": tests,
+    }
+
+
+def write_json(path: str, data: Any) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=folder, prefix=".results-")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+        handle.write("\n")
+    os.replace(temp, path)
+
+
+# ------------------------------------------------------------------------------ main
+
+
+def _test_root(args: argparse.Namespace) -> str:
+    if args.test_root:
+        return args.test_root
+    return "test_cases"
+
+
+def make_config(
+    args: argparse.Namespace, stage: str, staged: list[str], extra_deny: list[str]
+) -> SandboxConfig:
+    limits = Limits(
+        move_seconds=args.move_timeout, test_seconds=args.test_timeout, memory_mb=args.memory_mb
+    )
+    deny = [os.path.abspath(_test_root(args)), *extra_deny]
+    if args.run_test:
+        deny.append(os.path.dirname(os.path.dirname(os.path.abspath(args.run_test))))
+    if args.code_root:
+        deny.append(os.path.abspath(args.code_root))
+    return SandboxConfig(
+        student_files=staged,
+        code_dir=stage if staged else None,
+        deny=[d for d in deny if os.path.isdir(d)],
+        limits=limits,
+        isolation=args.isolation,
+        audit=args.audit,
+    )
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.submissions:
+        from pacman.grading.batch import run_batch
+
+        return run_batch(args, out)
+    if args.run_test:
+        questions = [load_single_test(args.run_test)]
+    else:
+        questions = load_suite(_test_root(args), args.question)
+    names = student_names(args)
+    with tempfile.TemporaryDirectory(prefix="pacman-grade-") as stage:
+        os.chmod(stage, 0o755)
+        staged = stage_student_code(args.code_root or ".", names, stage) if names else []
+        config = make_config(args, stage, staged, [])
+        if args.generate_solutions:
+            count = generate_solutions(
+                questions, config, lambda line: print(line, file=out, flush=True)
+            )
+            print(f"Wrote {count} solution files.", file=out)
+            return 0
+        print(f"Starting on {time.strftime('%m-%d at %H:%M:%S')}", file=out)
+        print("", file=out, flush=True)
+
+        def show_test(test: Any) -> None:
+            if args.print_tests:
+                print(f"*** Test {test.display_path}:", file=out)
+                for key, value in test.test.items():
+                    print(f"***     {key}: {value}", file=out)
+                out.flush()
+
+        def show(question: Question, outcome: QuestionResult) -> None:
+            if args.run_test:
+                for result in outcome.tests:
+                    print("\n".join(format_test(result, args.mute)), file=out, flush=True)
+                return
+            print(question_block(question, outcome, args.mute), file=out, flush=True)
+
+        result = grade(
+            questions,
+            config,
+            jobs=args.jobs or os.cpu_count() or 1,
+            on_question=show,
+            on_test_start=show_test,
+        )
+    if not args.run_test:
+        print(summary_block(result), file=out, flush=True)
+    data = results_json(result, args.mute)
+    if args.gradescope:
+        write_json("gradescope_response.json", data)
+    if args.results:
+        write_json(args.results, data)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point for ``autograder.py`` and ``pacman autograde``; returns the exit status."""
+    try:
+        args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        if args.question and args.run_test:
+            raise UsageError("autograder: give -q or -t, not both")
+        return run(args, sys.stdout)
+    except PacmanError as error:
+        print(
+            f"autograder: {error}" if not str(error).startswith("autograder:") else str(error),
+            file=sys.stderr,
+        )
+        return 2
+    except KeyboardInterrupt:
+        print("autograder: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,823 @@
+"""The test kinds: GraphGameTreeTest, PacmanGameTreeTest, EvalAgentTest.
+
+Each kind runs in the grader (the parent) and asks a student worker for
+observations only; the solution stays here and the verdict is made here.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pacman.grading import diagnose
+from pacman.grading.sandbox import Limits, WorkerDied, WorkerPool, WorkerTimeout
+from pacman.grading.testfile import TestFile, TestFileError
+
+MAX_NAME = 200
+MAX_EXPANSIONS = 2_000_000
+
+
+class ReplyError(Exception):
+    """A worker reply that does not have the expected shape."""
+
+
+@dataclass
+class TestResult:
+    """The verdict on one test, decided by the grader."""
+
+    path: str
+    passed: bool
+    points: float = 0.0  # points earned (tests of partial-credit questions)
+    max_points: float = 0.0
+    messages: list[str] = field(default_factory=list)
+    output: str = ""
+
+    __test__ = False
+
+
+@dataclass
+class Context:
+    """What a test needs to run: the student's workers, the limits, the test's deadline."""
+
+    pool: WorkerPool
+    limits: Limits
+    deadline: float = float("inf")
+
+    def for_test(self) -> Context:
+        """A copy whose deadline is ``test_seconds`` from now."""
+        return Context(self.pool, self.limits, time.monotonic() + self.limits.test_seconds)
+
+    def timeout(self, budget: float | None = None) -> float:
+        """Seconds allowed for the next request: the move limit, the test's and ``budget`` left."""
+        left = min(self.limits.move_seconds, self.deadline - time.monotonic())
+        if budget is not None:
+            left = min(left, budget)
+        return max(left, 0.0)
+
+
+def _name(value: Any, what: str) -> str:
+    if not isinstance(value, str) or len(value) > MAX_NAME:
+        raise ReplyError(f"{what} is not a short string")
+    return value
+
+
+def _int_field(test: TestFile, key: str, default: int | None = None) -> int:
+    raw = test.get(key)
+    if raw is None:
+        if default is None:
+            raise TestFileError(f"{test.path}: field {key!r} is missing")
+        return default
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise TestFileError(
+            f"{test.where(key)}: {key} must be a whole number, got {raw!r}"
+        ) from None
+
+
+def _require(test: TestFile, key: str) -> str:
+    value = test.get(key)
+    if value is None:
+        raise TestFileError(f"{test.path}: field {key!r} is missing")
+    return value
+
+
+def _worker_problem(error: Exception) -> str:
+    if isinstance(error, WorkerTimeout):
+        return f"Your code timed out: it {error} (an infinite loop, or a search far too slow)."
+    if isinstance(error, WorkerDied):
+        return f"Your code's process {error}."
+    return f"Your code's process sent an unusable reply ({error})."
+
+
+class TestCase:
+    """Base class of the test kinds."""
+
+    kind = "TestCase"
+
+    def __init__(self, path: str, test: TestFile, display_path: str) -> None:
+        self.path = path
+        self.test = test
+        self.display_path = display_path
+        self.check()
+
+    def check(self) -> None:
+        """Raise TestFileError if the test's fields are unusable (before anything runs)."""
+
+    def cost(self) -> float:
+        """Rough relative cost, so long tests start first."""
+        return 1.0
+
+    def run(self, ctx: Context, solution: TestFile) -> TestResult:
+        raise NotImplementedError
+
+    def generate(self, ctx: Context) -> dict[str, str]:
+        """The solution fields, computed with the code under test (``--generate-solutions``)."""
+        raise NotImplementedError
+
+    def result(
+        self,
+        passed: bool,
+        messages: list[str],
+        output: str = "",
+        points: float = 0.0,
+        max_points: float = 0.0,
+    ) -> TestResult:
+        return TestResult(self.display_path, passed, points, max_points, messages, output)
+
+
+# ------------------------------------------------------------------------------ game trees
+
+
+class GraphGameTreeTest(TestCase):
+    """A search agent on an explicit tree: its move and the states it generated."""
+
+    kind = "GraphGameTreeTest"
+
+    def check(self) -> None:
+        from pacman.gametree import GameTree
+
+        self.alg = _require(self.test, "alg").strip()
+        self.depth = _int_field(self.test, "depth")
+        self.compare = self.test.get("compare", "set").strip()
+        if self.compare not in ("set", "sequence"):
+            raise TestFileError(
+                f'{self.test.where("compare")}: compare must be "set" or "sequence", got {self.compare!r}'
+            )
+        try:
+            self.tree = GameTree.from_fields(self.test)
+        except Exception as error:  # GameTreeError and friends
+            raise TestFileError(f"{self.test.path}: {error}") from None
+        self.diagram = self.test.get("diagram", "")
+
+    def _observe(
+        self, ctx: Context
+    ) -> tuple[str | None, list[tuple[int, str, str, str]], str | None, str]:
+        fields = {k: v for k, v in self.test.items() if k != "diagram"}
+        worker = ctx.pool.get()
+        worker.mark_output()
+        try:
+            reply = worker.call(
+                "tree",
+                ctx.timeout(),
+                fields=fields,
+                agent=self.alg,
+                kwargs={"depth": self.depth},
+            )
+        except (WorkerDied, WorkerTimeout) as error:
+            return None, [], _worker_problem(error), worker.output()
+        output = worker.output()
+        try:
+            action = reply.get("action")
+            if action is not None:
+                action = _name(action, "the action")
+            raw = reply.get("expansions", [])
+            if not isinstance(raw, list) or len(raw) > MAX_EXPANSIONS:
+                raise ReplyError("the expansion log is not a list")
+            expansions = []
+            for entry in raw:
+                if not (isinstance(entry, list) and len(entry) == 4 and isinstance(entry[0], int)):
+                    raise ReplyError("an expansion is malformed")
+                expansions.append(
+                    (
+                        entry[0],
+                        _name(entry[1], "an action"),
+                        _name(entry[2], "a state"),
+                        _name(entry[3], "a state"),
+                    )
+                )
+            error = reply.get("error")
+            if error is not None:
+                error = f"Your code raised an error: {str(error)[:2000]}"
+        except ReplyError as problem:
+            worker.kill()
+            return None, [], _worker_problem(problem), output
+        return action, expansions, error, output
+
+    def generate(self, ctx: Context) -> dict[str, str]:
+        action, expansions, error, _ = self._observe(ctx)
+        if error is not None or action is None:
+            raise TestFileError(f"{self.path}: cannot generate a solution: {error}")
+        fields = {
+            "action": action,
+            "generated": " ".join(diagnose.generated_names(self.tree.start.name, expansions)),
+        }
+        if self.compare == "sequence":
+            fields["expansions"] = "\n".join(f"{p} {a} {c}" for _, a, p, c in expansions)
+        return fields
+
+    def run(self, ctx: Context, solution: TestFile) -> TestResult:
+        gold_action = _require(solution, "action").strip()
+        gold_generated = _require(solution, "generated").split()
+        action, expansions, error, output = self._observe(ctx)
+        messages: list[str] = []
+        if error is not None:
+            messages.append(error)
+            messages += self._tree_lines()
+            return self.result(False, messages, output)
+        generated = diagnose.generated_names(self.tree.start.name, expansions)
+        fail = False
+        if action != gold_action:
+            fail = True
+            messages += [
+                f"Incorrect move for depth={self.depth}",
+                f"    Student move: {action}",
+                f"    Optimal move: {gold_action}",
+            ]
+        if self.compare == "sequence":
+            gold_sequence = [
+                line.split()
+                for line in _require(solution, "expansions").splitlines()
+                if line.strip()
+            ]
+            mine = [[p, a, c] for _, a, p, c in expansions]
+            if mine != gold_sequence:
+                fail = True
+                messages += self._sequence_report(gold_sequence, mine)
+        elif generated != sorted(gold_generated):
+            fail = True
+            messages += self._set_report(sorted(gold_generated), generated, expansions)
+        if fail:
+            messages += diagnose.diagnose(self.tree, self.depth, self.alg, action, generated)
+            messages += self._tree_lines()
+            return self.result(False, messages, output)
+        return self.result(True, messages, output)
+
+    def _tree_lines(self) -> list[str]:
+        if not self.diagram:
+            return []
+        return ["Tree:", *self.diagram.splitlines()]
+
+    def _set_report(
+        self, gold: list[str], mine: list[str], expansions: list[tuple[int, str, str, str]]
+    ) -> list[str]:
+        lines = [
+            f"Incorrect generated nodes for depth={self.depth}",
+            f"    Student generated nodes: {' '.join(mine)}",
+            f"    Correct generated nodes: {' '.join(gold)}",
+            "Expected and generated states, side by side (<> marks a difference):",
+        ]
+        left, right = diagnose.aligned_sets(gold, mine)
+        lines += ["    " + line for line in diagnose.side_by_side("expected", left, "yours", right)]
+        gold_set = set(gold)
+        for number, (agent, action, parent, child) in enumerate(expansions, start=1):
+            if child not in gold_set:
+                lines.append(
+                    f"First departure: successor call {number} (agent {agent} plays {action} in "
+                    f"{parent}) generated {child}, which the correct search never generates."
+                )
+                break
+        else:
+            missing = [name for name in gold if name not in set(mine)]
+            if missing:
+                # The first missing state in the order the correct search would reach it.
+                found = diagnose.parent_of(self.tree, missing[0])
+                where = f" (reached from {found[0]} by {found[1]})" if found else ""
+                lines.append(
+                    f"First departure: your search never generated {missing[0]}{where}; "
+                    f"{len(missing)} expected state(s) are missing in all."
+                )
+        return lines
+
+    def _sequence_report(self, gold: list[list[str]], mine: list[list[str]]) -> list[str]:
+        left = [" ".join(e) for e in gold]
+        right = [" ".join(e) for e in mine]
+        lines = ["Incorrect expansion sequence (parent action child, in call order):"]
+        lines += ["    " + line for line in diagnose.side_by_side("expected", left, "yours", right)]
+        for index in range(max(len(left), len(right))):
+            a = left[index] if index < len(left) else "(nothing)"
+            b = right[index] if index < len(right) else "(nothing)"
+            if a != b:
+                lines.append(
+                    f"First departure: successor call {index + 1}: expected {a}, yours {b}."
+                )
+                break
+        return lines
+
+
+# ------------------------------------------------------------------------------ real games
+
+
+class CountingRandom(random.Random):
+    """A generator that counts ``random()`` draws since it was last seeded."""
+
+    def seed(self, a: Any = None, version: int = 2) -> None:  # type: ignore[override]
+        super().seed(a, version)
+        self.draws = 0
+
+    def random(self) -> float:
+        self.draws += 1
+        return super().random()
+
+
+class _MoveLog:
+    """Observer collecting moves the remote agent has not been told about yet."""
+
+    def __init__(self) -> None:
+        self.pending: list[list[Any]] = []
+
+    def update(self, state: Any, agent_index: int, action: str) -> None:
+        self.pending.append([agent_index, action])
+
+    def take(self) -> list[list[Any]]:
+        moves, self.pending = self.pending, []
+        return moves
+
+
+class _RemoteFailure(Exception):
+    """The student's agent failed; raised inside the game loop to end the game as a crash."""
+
+    def __init__(self, message: str, timeout: bool) -> None:
+        super().__init__(message)
+        self.timeout = timeout
+
+
+def _check_action(reply: dict[str, Any]) -> str:
+    if reply.get("error") is not None:
+        raise _RemoteFailure(f"Your agent raised an error: {str(reply['error'])[:2000]}", False)
+    try:
+        return _name(reply.get("action"), "the action")
+    except ReplyError as error:
+        raise _RemoteFailure(_worker_problem(error), False) from None
+
+
+def _layout_from_text(test: TestFile) -> Any:
+    from pacman.layout import parse_layout
+
+    try:
+        return parse_layout(_require(test, "layout"), test.get("layoutName", "layout").strip())
+    except Exception as error:
+        raise TestFileError(f"{test.where('layout')}: {error}") from None
+
+
+class PacmanGameTreeTest(TestCase):
+    """A real game with recorded optimal moves: the agent's choice and explored count each turn."""
+
+    kind = "PacmanGameTreeTest"
+
+    def check(self) -> None:
+        self.alg = _require(self.test, "alg").strip()
+        self.depth = _int_field(self.test, "depth")
+        self.seed = _int_field(self.test, "seed")
+        self.layout = _layout_from_text(self.test)
+        self.num_ghosts = _int_field(self.test, "numGhosts", 2)
+
+    def cost(self) -> float:
+        return 50.0
+
+    def _lines(self, solution: TestFile, key: str) -> list[Any]:
+        try:
+            return [
+                json.loads(line) for line in _require(solution, key).splitlines() if line.strip()
+            ]
+        except ValueError:
+            raise TestFileError(f"{solution.where(key)}: a line of {key} is not JSON") from None
+
+    def _play(
+        self, ctx: Context, pacman_moves: list[str] | None, ask: Any
+    ) -> tuple[Any, str | None, bool, str]:
+        """Play the game; Pac-Man plays ``pacman_moves[k]`` (or what ``ask`` returns).
+
+        ``ask(k, state, action, explored)`` is called with the student's answer at each turn
+        and returns the move to play. Returns (result, failure, timed_out, output).
+        """
+        from pacman.game import Game
+        from pacman.ghosts import DirectionalGhost
+        from pacman.state import GameState
+
+        rng = CountingRandom(self.seed)
+        moves = _MoveLog()
+        worker = ctx.pool.get()
+        worker.mark_output()
+        state = GameState.initial(self.layout, self.num_ghosts)
+        test = self
+        failure: list[Any] = []
+
+        class Grading:
+            index = 0
+
+            def __init__(self) -> None:
+                self.step = 0
+
+            def register_initial_state(self, state: Any) -> None:
+                try:
+                    reply = worker.call(
+                        "game_start",
+                        ctx.timeout(),
+                        layout_text=test.test["layout"],
+                        layout_name=test.layout.name,
+                        num_ghosts=test.num_ghosts,
+                        agent=test.alg,
+                        kwargs={"depth": test.depth},
+                        new_agent=True,
+                        seed=test.seed,
+                        reseed_after_register=True,
+                        record=True,
+                    )
+                except (WorkerDied, WorkerTimeout) as error:
+                    failure.append(isinstance(error, WorkerTimeout))
+                    raise _RemoteFailure(
+                        _worker_problem(error), isinstance(error, WorkerTimeout)
+                    ) from None
+                if reply.get("error") is not None:
+                    failure.append(False)
+                    raise _RemoteFailure(
+                        f"Your agent raised an error: {str(reply['error'])[:2000]}", False
+                    )
+                rng.seed(test.seed)
+
+            def get_action(self, state: Any) -> str:
+                step = self.step
+                try:
+                    reply = worker.call(
+                        "act",
+                        ctx.timeout(),
+                        moves=moves.take(),
+                        reseed=test.seed + step if step else None,
+                        burn=rng.draws if step else 0,
+                    )
+                except (WorkerDied, WorkerTimeout) as error:
+                    failure.append(isinstance(error, WorkerTimeout))
+                    raise _RemoteFailure(
+                        _worker_problem(error), isinstance(error, WorkerTimeout)
+                    ) from None
+                try:
+                    action = _check_action(reply)
+                except _RemoteFailure:
+                    failure.append(False)
+                    raise
+                explored = reply.get("explored")
+                if not isinstance(explored, int):
+                    failure.append(False)
+                    raise _RemoteFailure("Your code's process sent no explored-state count.", False)
+                move = ask(step, state, action, explored)
+                self.step += 1
+                rng.seed(test.seed + self.step)
+                return move
+
+        ghosts = [DirectionalGhost(i + 1, rng=rng) for i in range(self.num_ghosts)]
+        game = Game(state, [Grading(), *ghosts], observers=[moves], catch_exceptions=True)
+        result = game.run()
+        message = result.crash if result.crashed else None
+        if message and not failure:
+            # Not the student's fault: the recorded moves did not fit the game.
+            return (
+                result,
+                f"The grader could not replay the recorded game: {message}",
+                False,
+                worker.output(),
+            )
+        return result, message, bool(failure and failure[0]), worker.output()
+
+    def run(self, ctx: Context, solution: TestFile) -> TestResult:
+        optimal = self._lines(solution, "optimalActions")
+        alt_depth = self._lines(solution, "altDepthActions")
+        partial_ply = self._lines(solution, "partialPlyBugActions")
+        if not optimal or not (len(optimal) == len(alt_depth) == len(partial_ply)):
+            raise TestFileError(
+                f"{solution.path}: optimalActions, altDepthActions and partialPlyBugActions must have one line per move"
+            )
+        consistent_optimal = [True] * len(optimal[0])
+        consistent_alt = [True] * len(alt_depth[0])
+        consistent_partial = [True] * len(partial_ply[0])
+        wrong_count: list[tuple[int, Any, int, list[int]]] = []
+        suboptimal: list[tuple[int, Any, str, list[str]]] = []
+
+        def ask(step: int, state: Any, action: str, explored: int) -> str:
+            if step >= len(optimal):
+                raise _RemoteFailure("The game went on longer than the recorded one.", False)
+            right_count = False
+            optimal_here = False
+            for i, (actions, count) in enumerate(optimal[step]):
+                if action in actions:
+                    optimal_here = True
+                else:
+                    consistent_optimal[i] = False
+                if explored == int(count):
+                    right_count = True
+            if not right_count:
+                wrong_count.append(
+                    (
+                        step,
+                        state.get_pacman_position(),
+                        explored,
+                        [int(c) for _, c in optimal[step]],
+                    )
+                )
+            for i, actions in enumerate(alt_depth[step]):
+                if action not in actions:
+                    consistent_alt[i] = False
+            for i, actions in enumerate(partial_ply[step]):
+                if action not in actions:
+                    consistent_partial[i] = False
+            if not optimal_here:
+                suboptimal.append((step, state, action, optimal[step][0][0]))
+            return optimal[step][0][0][0]
+
+        _result, failure, timed_out, output = self._play(ctx, None, ask)
+        moves = f"on {self.layout.name}"
+        if failure is not None:
+            if timed_out:
+                return self.result(False, [f"Agent timed out {moves}. No credit.", failure], output)
+            return self.result(False, [f"Agent crashed {moves}. No credit.", failure], output)
+        messages: list[str] = []
+        if wrong_count:
+            step, position, explored, counts = wrong_count[0]
+            messages += [
+                "Bug: Wrong number of states expanded.",
+                f"    First at Pac-Man's move {step + 1} (Pac-Man at {position}): your search explored "
+                f"{explored} states; expected {' or '.join(str(c) for c in counts)}.",
+                f"    {len(wrong_count)} of {len(optimal)} moves had a wrong count.",
+            ]
+            return self.result(False, messages, output)
+        if any(consistent_optimal):
+            return self.result(True, [], output)
+        if any(consistent_partial):
+            return self.result(
+                False,
+                [
+                    "Bug: Partial Ply Bug",
+                    "    Your moves match a search that stops part-way through its last round.",
+                ],
+                output,
+            )
+        if any(consistent_alt):
+            return self.result(
+                False,
+                [
+                    "Bug: Search depth off by 1",
+                    f"    Your moves match a search of depth {self.depth - 1} or {self.depth + 1}, not {self.depth}.",
+                ],
+                output,
+            )
+        step, state, action, best = suboptimal[0]
+        messages += [
+            "Bug: Suboptimal moves",
+            f"    {len(suboptimal)} suboptimal move(s); the first, at Pac-Man's move {step + 1}:",
+            f"State:\n{state}",
+            f"Student Move:{action}",
+            f"Optimal Move:{' or '.join(best)}",
+        ]
+        return self.result(False, messages, output)
+
+    def generate(self, ctx: Context) -> dict[str, str]:
+        from pacman.grading.reference import game_solution
+
+        return game_solution(self, ctx)
+
+
+# ------------------------------------------------------------------------------ evaluation
+
+
+def parse_ghosts(text: str, where: str) -> list[tuple[str, list[Any], dict[str, Any]]]:
+    """``[RandomGhost(1), DirectionalGhost(2, prob_attack=0.5)]`` parsed without eval."""
+    from pacman.ghosts import GHOST_TYPES
+
+    def bad(why: str) -> TestFileError:
+        return TestFileError(f"{where}: ghosts {text!r}: {why}")
+
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        raise bad("not a list of ghost constructors") from None
+    if not isinstance(tree, ast.List):
+        raise bad("expected a list such as [RandomGhost(1)]")
+    ghosts = []
+    for node in tree.elts:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            raise bad("each ghost must be written Name(index)")
+        if node.func.id not in GHOST_TYPES:
+            raise bad(f"unknown ghost {node.func.id!r} (known: {', '.join(sorted(GHOST_TYPES))})")
+        try:
+            args = [ast.literal_eval(arg) for arg in node.args]
+            kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg}
+        except ValueError:
+            raise bad("ghost arguments must be plain numbers") from None
+        if not all(isinstance(v, (int, float)) for v in [*args, *kwargs.values()]):
+            raise bad("ghost arguments must be plain numbers")
+        if kwargs.keys() - {"index", "prob_attack", "prob_scaredFlee"}:
+            raise bad("unknown ghost argument")
+        ghosts.append((node.func.id, args, kwargs))
+    return ghosts
+
+
+def _thresholds(test: TestFile, key: str) -> list[float]:
+    try:
+        return [float(x) for x in test.get(key, "").split()]
+    except ValueError:
+        raise TestFileError(f"{test.where(key)}: {key} must be numbers") from None
+
+
+def _minimum(test: TestFile, key: str) -> float | None:
+    raw = test.get(key)
+    if raw is None or not raw.strip():
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise TestFileError(f"{test.where(key)}: {key} must be a number") from None
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+class EvalAgentTest(TestCase):
+    """Games with the student's agent; points for average score, games without timeout, wins."""
+
+    kind = "EvalAgentTest"
+
+    def check(self) -> None:
+        from pacman.layout import load_layout
+        from pacman.loading import parse_agent_args
+
+        test = self.test
+        self.agent = _require(test, "agentName").strip()
+        try:
+            self.kwargs = parse_agent_args(test.get("agentArgs", ""), "agentArgs")
+        except Exception as error:
+            raise TestFileError(f"{test.where('agentArgs')}: {error}") from None
+        name = _require(test, "layoutName").strip()
+        try:
+            self.layout = load_layout(name)
+        except Exception as error:
+            raise TestFileError(f"{test.where('layoutName')}: {error}") from None
+        self.ghosts = parse_ghosts(test.get("ghosts", "[RandomGhost(1)]"), test.where("ghosts"))
+        self.num_games = _int_field(test, "numGames", 1)
+        self.max_time = float(_int_field(test, "maxTime", 120))
+        self.seed = _int_field(test, "randomSeed", 0)
+        self.grading = [
+            ("average score", _minimum(test, "scoreMinimum"), _thresholds(test, "scoreThresholds")),
+            (
+                "games not timed out",
+                _minimum(test, "nonTimeoutMinimum"),
+                _thresholds(test, "nonTimeoutThresholds"),
+            ),
+            ("wins", _minimum(test, "winsMinimum"), _thresholds(test, "winsThresholds")),
+        ]
+        self.max_points = sum(len(t) for _, _, t in self.grading)
+
+    def cost(self) -> float:
+        return 100.0 * self.num_games
+
+    def generate(self, ctx: Context) -> dict[str, str]:
+        return {}
+
+    def _play_all(self, ctx: Context) -> tuple[list[Any], int, list[str], str]:
+        rng = random.Random(self.seed)
+        results = []
+        timeouts = 0
+        problems: list[str] = []
+        outputs: list[str] = []
+        last_worker = None
+        for _ in range(self.num_games):
+            worker = ctx.pool.get()
+            worker.mark_output()
+            # A new worker (the first, or one replacing a dead one) builds the agent afresh.
+            result, timed_out = self._play_one(ctx, worker, worker is not last_worker, rng)
+            last_worker = worker
+            results.append(result)
+            timeouts += timed_out
+            if result.crashed and result.crash and len(problems) < 3:
+                problems.append(result.crash)
+            outputs.append(worker.output())
+        return results, timeouts, problems, "".join(outputs)
+
+    def _play_one(
+        self, ctx: Context, worker: Any, start_new: bool, rng: random.Random
+    ) -> tuple[Any, bool]:
+        from pacman.game import Game
+        from pacman.ghosts import GHOST_TYPES
+        from pacman.state import GameState
+
+        moves = _MoveLog()
+        timed_out: list[bool] = []
+        budget = [self.max_time]
+        test = self
+
+        def call(op: str, **fields: Any) -> dict[str, Any]:
+            limit = ctx.timeout(budget[0])
+            tic = time.monotonic()
+            try:
+                return worker.call(op, limit, **fields)
+            except (WorkerDied, WorkerTimeout) as error:
+                timed_out.append(isinstance(error, WorkerTimeout))
+                raise _RemoteFailure(
+                    _worker_problem(error), isinstance(error, WorkerTimeout)
+                ) from None
+            finally:
+                budget[0] -= time.monotonic() - tic
+
+        def checked(reply: dict[str, Any]) -> None:
+            if reply.get("error") is not None:
+                raise _RemoteFailure(
+                    f"Your agent raised an error: {str(reply['error'])[:2000]}", False
+                )
+
+        class Remote:
+            index = 0
+
+            def register_initial_state(self, state: Any) -> None:
+                checked(
+                    call(
+                        "game_start",
+                        layout_text=None,
+                        layout_name=test.layout.name,
+                        num_ghosts=len(test.ghosts),
+                        agent=test.agent,
+                        kwargs=test.kwargs,
+                        new_agent=start_new,
+                        seed=test.seed if start_new else None,
+                        record=False,
+                    )
+                )
+
+            def get_action(self, state: Any) -> str:
+                return _check_action(call("act", moves=moves.take()))
+
+            def final(self, state: Any) -> None:
+                checked(call("game_end", moves=moves.take()))
+
+        ghosts = [GHOST_TYPES[name](*args, **kwargs, rng=rng) for name, args, kwargs in self.ghosts]
+        state = GameState.initial(self.layout, len(self.ghosts))
+        game = Game(state, [Remote(), *ghosts], observers=[moves], catch_exceptions=True)
+        return game.run(), bool(timed_out and timed_out[0])
+
+    def run(self, ctx: Context, solution: TestFile) -> TestResult:
+        results, timeouts, problems, output = self._play_all(ctx)
+        scores = [r.score for r in results]
+        wins = sum(1 for r in results if r.win)
+        average = sum(scores) / len(scores) if scores else 0.0
+        values = {
+            "average score": average,
+            "games not timed out": self.num_games - timeouts,
+            "wins": wins,
+        }
+        messages = [
+            f"{self.num_games} games: average score {average:g}, {wins} wins, {timeouts} timeouts, "
+            f"{sum(1 for r in results if r.crashed) - timeouts} crashes",
+            "Scores: " + ", ".join(f"{s:g}" for s in scores),
+        ]
+        messages += [f"Problem: {p}" for p in problems]
+        total = 0
+        all_passed = True
+        for name, minimum, thresholds in self.grading:
+            if minimum is None and not thresholds:
+                continue
+            value = values[name]
+            passed = minimum is None or value >= minimum
+            points = sum(1 for t in thresholds if value >= t) if passed else 0
+            if passed:
+                messages.append(f"{_fmt(value)} {name} ({points} of {len(thresholds)} points)")
+            else:
+                all_passed = False
+                messages.append(f"{_fmt(value)} {name} (fail: below minimum value {_fmt(minimum)})")
+            total += points
+            scheme = ["    Grading scheme:"]
+            if minimum is not None:
+                scheme.append(f"     < {_fmt(minimum)}:  fail")
+            if not thresholds or minimum != thresholds[0]:
+                scheme.append(f"    >= {_fmt(minimum if minimum is not None else 0)}:  0 points")
+            for index, threshold in enumerate(thresholds):
+                scheme.append(f"    >= {_fmt(threshold)}:  {index + 1} points")
+            messages += scheme
+        if not all_passed:
+            total = 0
+        return self.result(
+            all_passed and total >= self.max_points,
+            messages,
+            output,
+            float(total),
+            float(self.max_points),
+        )
+
+
+TEST_KINDS: dict[str, type[TestCase]] = {
+    "GraphGameTreeTest": GraphGameTreeTest,
+    "PacmanGameTreeTest": PacmanGameTreeTest,
+    "EvalAgentTest": EvalAgentTest,
+}
+
+
+def make_test(path: str, test: TestFile, display_path: str) -> TestCase:
+    kind = _require(test, "class").strip()
+    cls = TEST_KINDS.get(kind)
+    if cls is None:
+        raise TestFileError(
+            f"{test.where('class')}: unknown test class {kind!r} (known: {', '.join(sorted(TEST_KINDS))})"
+        )
+    return cls(path, test, display_path)
+
+
+def display(path: str) -> str:
+    """A test path as CS188 prints it: relative to the working directory when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if relative.startswith("..") else relative

@@ -1,0 +1,88 @@
+"""Frames between the grader and a student worker: a 4-byte length, then UTF-8 JSON.
+
+Both directions use dedicated pipes, never stdout, so whatever student code
+prints cannot be mistaken for a reply. The parent reads with a deadline and a
+size cap, and treats every reply as untrusted data to validate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import struct
+import time
+from typing import Any
+
+#: The largest frame either side accepts (a log of ~100k expansions fits).
+MAX_FRAME = 32 * 1024 * 1024
+
+_HEADER = struct.Struct(">I")
+
+
+class ProtocolError(Exception):
+    """The other side closed the pipe, sent garbage, or did not answer in time."""
+
+
+class PipeClosed(ProtocolError):
+    """End of file: the other process exited or closed its end."""
+
+
+class Timeout(ProtocolError):
+    """No complete frame before the deadline."""
+
+
+def encode(message: Any) -> bytes:
+    body = json.dumps(message, separators=(",", ":"), allow_nan=True).encode("utf-8")
+    if len(body) > MAX_FRAME:
+        raise ProtocolError(f"message of {len(body)} bytes is larger than {MAX_FRAME}")
+    return _HEADER.pack(len(body)) + body
+
+
+def write_frame(fd: int, message: Any, deadline: float | None = None) -> None:
+    """Send one message; with a deadline, give up (Timeout) if the reader stalls."""
+    data = memoryview(encode(message))
+    while data:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Timeout("the other side stopped reading")
+            _, ready, _ = select.select([], [fd], [], left)
+            if not ready:
+                continue
+        try:
+            written = os.write(fd, data[: 1 << 16])
+        except BrokenPipeError:
+            raise PipeClosed("the other side closed the pipe") from None
+        data = data[written:]
+
+
+def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
+    chunks: list[bytes] = []
+    missing = size
+    while missing:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Timeout("no reply before the deadline")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+        chunk = os.read(fd, min(missing, 1 << 20))
+        if not chunk:
+            raise PipeClosed("the other side closed the pipe")
+        chunks.append(chunk)
+        missing -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int, deadline: float | None = None) -> Any:
+    """Receive one message (any JSON value); raise ProtocolError on anything malformed."""
+    (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size, deadline))
+    if size > MAX_FRAME:
+        raise ProtocolError(f"frame of {size} bytes announced; the limit is {MAX_FRAME}")
+    body = _read_exact(fd, size, deadline)
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise ProtocolError(f"malformed frame: {type(error).__name__}") from None

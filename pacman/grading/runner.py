@@ -1,0 +1,228 @@
+"""Suites, questions and one grading run.
+
+A suite is a folder with a ``CONFIG`` (``order: "q1 q2 ..."``) and one folder
+per question, each with its own ``CONFIG`` (``max_points``, ``class``) and
+``*.test``/``*.solution`` pairs. Tests run in parallel on reused student
+workers (one per thread); the questions are reported in order.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from pacman.grading.kinds import Context, TestCase, TestResult, display, make_test
+from pacman.grading.sandbox import SandboxConfig, WorkerPool
+from pacman.grading.testfile import TestFile, TestFileError, read_test_file
+
+QUESTION_KINDS = ("PassAllTestsQuestion", "PartialCreditQuestion", "NumberPassedQuestion")
+
+
+@dataclass
+class Question:
+    name: str
+    kind: str
+    max_points: int
+    tests: list[tuple[TestCase, str]] = field(default_factory=list)  # (test, solution path)
+
+
+@dataclass
+class QuestionResult:
+    name: str
+    points: float
+    max_points: int
+    tests: list[TestResult]
+    messages: list[str] = field(default_factory=list)
+
+
+def _test_files(folder: str) -> list[str]:
+    names = [
+        n for n in os.listdir(folder) if n.endswith(".test") and not n.startswith(("#", "~", "."))
+    ]
+    return sorted(names)
+
+
+def load_question(folder: str, name: str) -> Question:
+    config = read_test_file(os.path.join(folder, "CONFIG"))
+    kind = config.get("class", "").strip()
+    if kind not in QUESTION_KINDS:
+        raise TestFileError(
+            f"{config.where('class')}: unknown question class {kind!r} (known: {', '.join(QUESTION_KINDS)})"
+        )
+    try:
+        max_points = int(config.get("max_points", "").strip())
+    except ValueError:
+        raise TestFileError(
+            f"{config.where('max_points')}: max_points must be a whole number"
+        ) from None
+    question = Question(name, kind, max_points)
+    for test_name in _test_files(folder):
+        path = os.path.join(folder, test_name)
+        question.tests.append(
+            (
+                make_test(path, read_test_file(path), display(path)),
+                path[: -len(".test")] + ".solution",
+            )
+        )
+    return question
+
+
+def load_suite(test_dir: str, only_question: str | None = None) -> list[Question]:
+    """The questions of a suite, in CONFIG order (or just ``only_question``)."""
+    if not os.path.isdir(test_dir):
+        raise TestFileError(f"{test_dir}: no such test directory")
+    config_path = os.path.join(test_dir, "CONFIG")
+    if os.path.exists(config_path):
+        config = read_test_file(config_path)
+        order = config.get("order", "").split()
+    else:
+        order = sorted(
+            n for n in os.listdir(test_dir) if os.path.isfile(os.path.join(test_dir, n, "CONFIG"))
+        )
+    if only_question is not None:
+        if only_question not in order and not os.path.isdir(os.path.join(test_dir, only_question)):
+            raise TestFileError(
+                f"{test_dir}: no question {only_question!r} (questions: {' '.join(order)})"
+            )
+        order = [only_question]
+    questions = []
+    for name in order:
+        folder = os.path.join(test_dir, name)
+        if not os.path.isdir(folder):
+            raise TestFileError(f"{config_path}: question {name!r} has no folder {folder}")
+        questions.append(load_question(folder, name))
+    return questions
+
+
+def load_single_test(path: str) -> Question:
+    """``-t test_cases/q2/0-small-tree``: one test, as a question of its own."""
+    base = path[: -len(".test")] if path.endswith(".test") else path
+    test_path = base + ".test"
+    if not os.path.isfile(test_path):
+        raise TestFileError(f"{test_path}: no such test")
+    question = Question(
+        os.path.basename(os.path.dirname(os.path.abspath(test_path))), "PassAllTestsQuestion", 0
+    )
+    question.tests.append(
+        (make_test(test_path, read_test_file(test_path), display(test_path)), base + ".solution")
+    )
+    return question
+
+
+def score_question(question: Question, results: list[TestResult]) -> QuestionResult:
+    """CS188's question kinds: all-or-nothing, points from the tests, or one point per test passed."""
+    if question.kind == "PassAllTestsQuestion":
+        ok = all(r.passed for r in results)
+        points = float(question.max_points) if ok else 0.0
+        messages = [] if ok else ["Tests failed."]
+    elif question.kind == "NumberPassedQuestion":
+        points = float(sum(1 for r in results if r.passed))
+        messages = []
+    else:
+        # Point-giving tests add their points; any other test that fails zeroes the question.
+        plain_failed = any(not r.passed for r in results if r.max_points == 0)
+        points = 0.0 if plain_failed else sum(r.points for r in results)
+        messages = ["Tests failed."] if plain_failed else []
+    points = min(points, float(question.max_points)) if question.max_points else points
+    return QuestionResult(question.name, points, question.max_points, results, messages)
+
+
+@dataclass
+class RunResult:
+    questions: list[QuestionResult]
+    seconds: float
+    isolation: str
+
+    @property
+    def total(self) -> float:
+        return sum(q.points for q in self.questions)
+
+    @property
+    def max_total(self) -> int:
+        return sum(q.max_points for q in self.questions)
+
+
+def _read_solution(path: str) -> TestFile:
+    if not os.path.exists(path):
+        raise TestFileError(f"{path}: no such solution file (run with --generate-solutions?)")
+    return read_test_file(path)
+
+
+def _safe_run(test: TestCase, ctx: Context, solution: TestFile) -> TestResult:
+    try:
+        return test.run(ctx.for_test(), solution)
+    except TestFileError:
+        raise
+    except Exception as error:  # a grader bug must cost a test, not the whole run
+        return test.result(False, [f"Grader error: {type(error).__name__}: {error}"])
+
+
+def grade(
+    questions: list[Question],
+    config: SandboxConfig,
+    *,
+    jobs: int = 2,
+    on_question: Callable[[Question, QuestionResult], None] | None = None,
+    on_test_start: Callable[[TestCase], None] | None = None,
+) -> RunResult:
+    """Run every test of ``questions`` against the code ``config`` describes."""
+    from pacman.grading.sandbox import resolve_isolation
+
+    started = time.monotonic()
+    solutions = {path: _read_solution(path) for q in questions for _, path in q.tests}
+    pool = WorkerPool(config)
+    ctx = Context(pool, config.limits)
+    futures: dict[int, Future[TestResult]] = {}
+    everything = [(test, path) for q in questions for test, path in q.tests]
+    order = sorted(range(len(everything)), key=lambda i: -everything[i][0].cost())
+    results: list[QuestionResult] = []
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as executor:
+            for i in order:
+                test, path = everything[i]
+                futures[i] = executor.submit(_safe_run, test, ctx, solutions[path])
+            index = 0
+            for question in questions:
+                test_results = []
+                for test, _ in question.tests:
+                    if on_test_start is not None:
+                        on_test_start(test)
+                    test_results.append(futures[index].result())
+                    index += 1
+                outcome = score_question(question, test_results)
+                results.append(outcome)
+                if on_question is not None:
+                    on_question(question, outcome)
+    finally:
+        pool.close()
+    return RunResult(results, time.monotonic() - started, resolve_isolation(config.isolation))
+
+
+def generate_solutions(
+    questions: list[Question], config: SandboxConfig, log: Callable[[str], None]
+) -> int:
+    """Write each test's .solution from the code under test; returns how many were written."""
+    from pacman.grading.testfile import write_test_file
+
+    pool = WorkerPool(config)
+    ctx = Context(pool, config.limits)
+    written = 0
+    try:
+        for question in questions:
+            for test, path in question.tests:
+                fields: dict[str, Any] = test.generate(ctx.for_test())
+                header = (
+                    f"Solution for {os.path.basename(test.path)}, written by --generate-solutions."
+                )
+                if not fields:
+                    header += "\nThis test needs no solution data."
+                write_test_file(path, fields, header)
+                written += 1
+                log(f"Wrote {display(path)}")
+    finally:
+        pool.close()
+    return written

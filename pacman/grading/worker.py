@@ -1,0 +1,388 @@
+"""The student side of the sandbox: runs submitted agents, reports raw observations.
+
+Started by :mod:`pacman.grading.sandbox` as ``python -I -B -c BOOT RFD WFD``.
+It reads frames from RFD and answers on WFD (see :mod:`pacman.grading.protocol`).
+The first frame is the setup: resource limits, the paths to hide, the student
+files. Then each request asks for one observation: the action a tree search
+picks and the successor calls it made, or the action (and explored-state
+count) of one move in a game the parent plays. The worker never sees a
+solution file and never decides a grade; it only says what the code did.
+
+Everything here runs in the same process as the student's code, so none of it
+is trusted by the parent: this module's job is to make honest code observable
+and to make mistakes (exceptions, exits, memory errors) come back as clear
+messages instead of a dead process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import random
+import sys
+import traceback
+from typing import Any
+
+from pacman.grading import protocol
+
+# Audit events a submission never needs. The hook cannot be removed once added; it is a
+# speed bump that makes the common attacks fail with a clear message (the process and
+# namespace limits set up by the parent are the real walls).
+_DENIED_EVENTS = frozenset(
+    {
+        "subprocess.Popen",
+        "os.system",
+        "os.exec",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.fork",
+        "os.forkpty",
+        "os.kill",
+        "os.killpg",
+        "signal.pthread_kill",
+        "os.remove",
+        "os.rmdir",
+        "os.rename",
+        "os.link",
+        "os.symlink",
+        "os.truncate",
+        "os.chmod",
+        "os.chown",
+        "os.utime",
+        "shutil.rmtree",
+        "shutil.copyfile",
+        "shutil.move",
+        "socket.connect",
+        "socket.bind",
+        "socket.sendto",
+        "socket.sendmsg",
+        "socket.getaddrinfo",
+        "socket.gethostbyname",
+        "pty.spawn",
+        "webbrowser.open",
+        "urllib.Request",
+        "sys._current_frames",
+    }
+)
+_DENIED_IMPORTS = frozenset({"ctypes", "_ctypes", "_posixsubprocess", "cffi", "_xxsubinterpreters"})
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+class SandboxViolation(PermissionError):
+    """Raised by the audit hook for an operation the sandbox forbids."""
+
+
+def _install_audit_hook(denied_paths: list[str], writable: list[str]) -> None:
+    denied = tuple(os.path.join(os.path.realpath(p), "") for p in denied_paths)
+    denied_exact = tuple(os.path.realpath(p) for p in denied_paths)
+    allowed_writes = (*tuple(os.path.join(os.path.realpath(p), "") for p in writable), "/dev/null")
+    parent_proc = f"/proc/{os.getppid()}/"
+
+    def resolve(path: Any) -> str | None:
+        if isinstance(path, int):
+            return None
+        try:
+            text = os.fsdecode(os.fspath(path))
+        except TypeError:
+            return None
+        return os.path.realpath(text)
+
+    def hidden(real: str) -> bool:
+        return (
+            real.startswith(denied)
+            or real in denied_exact
+            or real.startswith(parent_proc)
+            or (real.startswith("/proc/") and real.endswith(("/mem", "/environ", "/cmdline")))
+        )
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open":
+            real = resolve(args[0])
+            if real is None:
+                return
+            if hidden(real):
+                raise SandboxViolation(f"grader sandbox: reading {args[0]!r} is not allowed")
+            mode, flags = args[1], args[2] if len(args) > 2 else 0
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
+                isinstance(flags, int) and flags & _WRITE_FLAGS
+            )
+            if writing and not (real.startswith(allowed_writes) or real == "/dev/null"):
+                raise SandboxViolation(f"grader sandbox: writing {args[0]!r} is not allowed")
+        elif event in ("os.listdir", "os.scandir"):
+            real = resolve(args[0]) if args and args[0] is not None else None
+            if real is not None and hidden(real):
+                raise SandboxViolation(f"grader sandbox: listing {args[0]!r} is not allowed")
+        elif event == "import":
+            if args[0] in _DENIED_IMPORTS:
+                raise SandboxViolation(f"grader sandbox: importing {args[0]} is not allowed")
+        elif event in _DENIED_EVENTS or event.startswith("ctypes."):
+            raise SandboxViolation(f"grader sandbox: {event} is not allowed")
+
+    sys.addaudithook(hook)
+
+
+def _set_limits(setup: dict[str, Any]) -> None:
+    try:
+        import resource
+    except ImportError:  # not a POSIX system: the parent's wall-clock limit still applies
+        return
+
+    def limit(kind: int, value: int | None) -> None:
+        if value is None:
+            return
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(kind, (value, value))
+
+    memory = setup.get("memory_mb")
+    limit(resource.RLIMIT_AS, int(memory) * 1024 * 1024 if memory else None)
+    cpu = setup.get("cpu_seconds")
+    limit(resource.RLIMIT_CPU, int(cpu) if cpu else None)
+    limit(resource.RLIMIT_FSIZE, int(setup.get("fsize_mb", 16)) * 1024 * 1024)
+    limit(resource.RLIMIT_CORE, 0)
+
+
+def _where(error: BaseException, files: tuple[str, ...]) -> str:
+    """`` (multiAgents.py line 12, in getAction)`` for the innermost frame in student code."""
+    frames = traceback.extract_tb(error.__traceback__)
+    chosen = None
+    for frame in frames:
+        if os.path.realpath(frame.filename) in files:
+            chosen = frame
+    if chosen is None and frames:
+        chosen = frames[-1]
+    if chosen is None:
+        return ""
+    return f" ({os.path.basename(chosen.filename)} line {chosen.lineno}, in {chosen.name})"
+
+
+class Failure(Exception):
+    """A student-side problem, already phrased for the report."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class Worker:
+    """State of one worker process: the student modules, the current agent and game."""
+
+    def __init__(self, setup: dict[str, Any]) -> None:
+        self.setup = setup
+        self.files: tuple[str, ...] = tuple(os.path.realpath(f) for f in setup.get("student", []))
+        self.modules: list[Any] = []
+        self.loaded = False
+        self.agent: Any = None
+        self.state: Any = None
+        self.log: Any = None
+
+    # -- calling student code ------------------------------------------------------------------
+
+    def guarded(self, what: str, function: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except Failure:
+            raise
+        except SystemExit as error:
+            raise Failure("exit", f"{what}: the code called sys.exit({error.code!r})") from None
+        except MemoryError:
+            raise Failure(
+                "memory", f"{what}: ran out of memory (limit {self.setup.get('memory_mb')} MB)"
+            ) from None
+        except RecursionError as error:
+            raise Failure(
+                "crash", f"{what}: RecursionError: {error}{_where(error, self.files)}"
+            ) from None
+        except BaseException as error:  # student code may raise anything, KeyboardInterrupt too
+            raise Failure(
+                "crash", f"{what}: {type(error).__name__}: {error}{_where(error, self.files)}"
+            ) from None
+
+    def load(self) -> None:
+        if self.loaded:
+            return
+        self.loaded = True
+        for path in self.setup.get("student", []):
+            name = os.path.splitext(os.path.basename(path))[0]
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise Failure("import", f"{os.path.basename(path)} cannot be imported")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            self.guarded(f"importing {os.path.basename(path)}", spec.loader.exec_module, module)
+            self.modules.append(module)
+
+    def find(self, name: str) -> Any:
+        self.load()
+        if not self.files:
+            import agents
+
+            found = getattr(agents, name, None)
+            if found is None:
+                raise Failure("missing", f"the project's agents define no {name}")
+            return found
+        for module in self.modules:
+            found = getattr(module, name, None)
+            if found is not None:
+                return found
+        listed = ", ".join(os.path.basename(f) for f in self.files)
+        raise Failure("missing", f"{listed} defines no {name}")
+
+    def build(self, name: str, kwargs: dict[str, Any]) -> Any:
+        cls = self.find(name)
+        return self.guarded(f"creating {name}", cls, **kwargs)
+
+    def ask(self, state: Any, what: str) -> str:
+        from pacman.agent import action_method
+
+        try:
+            method = action_method(self.agent)
+        except Exception as error:
+            raise Failure("crash", f"{what}: {error}") from None
+        action = self.guarded(what, method, state)
+        if not isinstance(action, str):
+            raise Failure("crash", f"{what}: returned {action!r}, not an action name")
+        return action
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def op_load(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.load()
+        return {}
+
+    def op_tree(self, request: dict[str, Any]) -> dict[str, Any]:
+        from pacman.gametree import GameTree
+        from pacman.recording import ExpansionLog
+
+        tree = GameTree.from_fields(request["fields"])
+        log = ExpansionLog()
+        self.agent = self.build(request["agent"], request["kwargs"])
+        action: str | None = None
+        failure: Failure | None = None
+        try:
+            action = self.ask(log.wrap(tree.start), f"{request['agent']}.getAction")
+        except Failure as error:
+            failure = error
+        expansions = [[e.agent_index, e.action, str(e.parent), str(e.child)] for e in log.entries]
+        reply: dict[str, Any] = {"action": action, "expansions": expansions}
+        if failure is not None:
+            reply.update(error=failure.message, kind=failure.kind)
+        return reply
+
+    def op_game_start(self, request: dict[str, Any]) -> dict[str, Any]:
+        from pacman.layout import load_layout, parse_layout
+        from pacman.recording import ExpansionLog
+        from pacman.state import GameState
+
+        if request.get("layout_text") is not None:
+            layout = parse_layout(request["layout_text"], request.get("layout_name") or "layout")
+        else:
+            layout = load_layout(request["layout_name"])
+        self.state = GameState.initial(layout, request["num_ghosts"])
+        self.log = ExpansionLog() if request.get("record") else None
+        if request.get("new_agent") or self.agent is None:
+            self.agent = self.build(request["agent"], request["kwargs"])
+        if request.get("seed") is not None:
+            random.seed(request["seed"])
+        from pacman.agent import hook
+
+        register = hook(self.agent, "register_initial_state", "registerInitialState")
+        if register is not None:
+            self.guarded(f"{request['agent']}.registerInitialState", register, self.state.copy())
+        if request.get("seed") is not None and request.get("reseed_after_register"):
+            random.seed(request["seed"])
+        return {}
+
+    def _apply(self, request: dict[str, Any]) -> None:
+        for index, action in request.get("moves", []):
+            self.state = self.state.generate_successor(index, action)
+        if request.get("reseed") is not None:
+            random.seed(request["reseed"])
+        for _ in range(int(request.get("burn", 0))):
+            random.random()
+
+    def op_act(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._apply(request)
+        state = self.state.copy()
+        if self.log is not None:
+            self.log.clear()
+            state = self.log.wrap(state)
+        action = self.ask(state, f"{type(self.agent).__name__}.getAction")
+        reply: dict[str, Any] = {"action": action}
+        if self.log is not None:
+            reply["explored"] = self.log.explored_count()
+            self.log.clear()
+        return reply
+
+    def op_game_end(self, request: dict[str, Any]) -> dict[str, Any]:
+        from pacman.agent import hook
+
+        self._apply(request)
+        final = hook(self.agent, "final", "final")
+        if final is not None:
+            self.guarded(f"{type(self.agent).__name__}.final", final, self.state.copy())
+        return {}
+
+
+def serve(rfd: int, wfd: int) -> None:
+    setup = protocol.read_frame(rfd)
+    _set_limits(setup)
+    sys.dont_write_bytecode = True
+    if setup.get("chdir"):
+        os.chdir(setup["chdir"])
+    # CS188 student files import these by their bare names.
+    from pacman.grading.shims import game as game_shim
+    from pacman.grading.shims import util as util_shim
+
+    sys.modules["util"] = util_shim
+    sys.modules["game"] = game_shim
+    for folder in reversed(setup.get("path", [])):
+        sys.path.insert(0, folder)
+    # Load what the worker itself needs before the hook can get in its way.
+    import pacman.agent
+    import pacman.gametree
+    import pacman.layout
+    import pacman.recording
+    import pacman.state  # noqa: F401
+
+    if not setup.get("student"):
+        import agents
+
+        for name in ("MinimaxAgent", "ReflexAgent"):
+            getattr(agents, name, None)
+    if setup.get("audit", True):
+        _install_audit_hook(setup.get("deny", []), setup.get("writable", []))
+    worker = Worker(setup)
+    protocol.write_frame(wfd, {"ready": os.getpid()})
+    while True:
+        try:
+            request = protocol.read_frame(rfd)
+        except protocol.PipeClosed:
+            return
+        op = request.get("op") if isinstance(request, dict) else None
+        handler = getattr(worker, f"op_{op}", None)
+        if handler is None:
+            reply: dict[str, Any] = {"error": f"unknown request {op!r}", "kind": "protocol"}
+        else:
+            try:
+                reply = handler(request)
+            except Failure as failure:
+                reply = {"error": failure.message, "kind": failure.kind}
+            except MemoryError:
+                reply = {"error": "ran out of memory", "kind": "memory"}
+            except BaseException as error:  # the worker's own trouble, or student code's
+                reply = {
+                    "error": f"{type(error).__name__}: {error}{_where(error, worker.files)}",
+                    "kind": "crash",
+                }
+        reply["id"] = request.get("id") if isinstance(request, dict) else None
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        protocol.write_frame(wfd, reply)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    serve(int(args[0]), int(args[1]))
