@@ -121,21 +121,22 @@ def find_class(name: str, role: str = "agent") -> type:
 def build_agent(cls: type, role: str, *args: Any, **kwargs: Any) -> Any:
     """Instantiate an agent class, turning a bad argument into one clear AgentError."""
     try:
-        signature = inspect.signature(cls)
-    except (TypeError, ValueError):
-        signature = None
-    if signature is not None:
-        try:
-            signature.bind(*args, **kwargs)
-        except TypeError as error:
-            takes = ", ".join(p for p in signature.parameters if p not in ("self", "index"))
-            raise AgentError(
-                f"{role} {cls.__name__}: {error} (it takes: {takes or 'no arguments'})"
-            ) from None
-    try:
         return cls(*args, **kwargs)
     except Exception as error:
+        reason = f"{type(error).__name__}: {error}"
+        if isinstance(error, TypeError):
+            try:
+                signature = inspect.signature(cls)
+                signature.bind(*args, **kwargs)
+            except TypeError as mismatch:
+                takes = ", ".join(
+                    p for p in signature.parameters if p not in ("self", "index", "rng")
+                )
+                raise AgentError(
+                    f"{role} {cls.__name__}: {mismatch} (it takes: {takes or 'no arguments'})"
+                ) from None
+            except ValueError:
+                pass
         raise AgentError(
-            f"{role} {cls.__name__} could not be built with {kwargs or 'no arguments'}: "
-            f"{type(error).__name__}: {error}"
+            f"{role} {cls.__name__} could not be built with {kwargs or 'no arguments'}: {reason}"
         ) from None

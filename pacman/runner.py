@@ -49,11 +49,16 @@ def _layout(name: str) -> Layout:
     return load_layout(name)
 
 
+@lru_cache(maxsize=64)
+def _class(name: str, role: str) -> type:
+    return find_class(name, role)
+
+
 def build_agents(spec: GameSpec, layout: Layout, pacman: object | None = None) -> list[object]:
     """The Pac-Man agent (unless given) and one ghost per ghost of the game."""
     if pacman is None:
-        pacman = build_agent(find_class(spec.pacman), "agent", **spec.pacman_args)
-    ghost_class = find_class(spec.ghost, "ghost")
+        pacman = build_agent(_class(spec.pacman, "agent"), "agent", **spec.pacman_args)
+    ghost_class = _class(spec.ghost, "ghost")
     count = min(spec.num_ghosts, layout.num_ghosts)
     return [pacman, *(build_agent(ghost_class, "ghost", index) for index in range(1, count + 1))]
 
@@ -119,7 +124,7 @@ def run_games(
             pacman = None
             for index, spec in enumerate(specs):
                 if pacman is None:
-                    pacman = build_agent(find_class(spec.pacman), "agent", **spec.pacman_args)
+                    pacman = build_agent(_class(spec.pacman, "agent"), "agent", **spec.pacman_args)
                 observers = observers_for(index) if observers_for else ()
                 yield play(spec, observers, pacman)
                 if bar is not None:
