@@ -218,7 +218,7 @@ def fit(size: tuple[int, int], layout: Layout) -> Geometry:
 
 # layout -> {(cell, theme): surface}. Layouts compare by identity, so a cache entry dies with it.
 _MAZES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_SUPERSAMPLE = 3
+_SUPERSAMPLE = 2  # 2, not 3: smoothscale keeps flat colours exact only when halving
 
 
 def _maze_surface(layout: Layout, cell: int, theme: Theme) -> pygame.Surface:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -105,7 +106,12 @@ def gif_palette(theme: Any, size: int = 256) -> list[tuple[int, int, int]]:
 
 
 class _GifWriter:
-    """Writes one GIF frame by frame; the last frame waits so its delay can be set at the end."""
+    """Writes one GIF frame by frame, leaving a complete file on disk after every frame.
+
+    The trailer byte is rewritten after each frame, so a run stopped half way
+    (a closed window, Ctrl-C) still leaves a GIF that plays; ``close`` then
+    lengthens the last frame's delay in place.
+    """
 
     def __init__(self, path: Path, delay_ms: int, theme: Any) -> None:
         self.Image, self.ImageChops, self.GifImagePlugin = _import_pillow()
@@ -116,12 +122,11 @@ class _GifWriter:
         self.palette.putpalette(flat)
         self.file: BinaryIO | None = None
         self.previous = None  # the RGB image of the last frame
-        self.pending: tuple[Any, tuple[int, int]] | None = None  # (paletted image, offset)
+        self.last_delay_at = -1  # file offset of the last frame's delay field
         self.frames = 0
 
     def add(self, rgb: Any) -> None:
-        Image = self.Image
-        indexed = rgb.quantize(palette=self.palette, dither=Image.Dither.NONE)
+        indexed = rgb.quantize(palette=self.palette, dither=self.Image.Dither.NONE)
         if self.file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.file = open(self.path, "wb")  # noqa: SIM115 - stays open across calls
@@ -130,26 +135,23 @@ class _GifWriter:
                 self.file.write(chunk)
             part, offset = indexed, (0, 0)
         else:
+            self.file.seek(-1, os.SEEK_END)  # over the trailer
             box = self.ImageChops.difference(rgb, self.previous).getbbox() or (0, 0, 1, 1)
             part, offset = indexed.crop(box), box[:2]
-        self._flush(self.delay_ms)
-        self.pending = (part, offset)
+        # The first chunk is the graphic control extension: "!", 0xF9, 4, flags, delay (2 bytes)...
+        self.last_delay_at = self.file.tell() + 4
+        for chunk in self.GifImagePlugin.getdata(part, offset, duration=self.delay_ms, disposal=1):
+            self.file.write(chunk)
+        self.file.write(b";")
         self.previous = rgb
         self.frames += 1
-
-    def _flush(self, delay_ms: int) -> None:
-        if self.pending is None or self.file is None:
-            return
-        part, offset = self.pending
-        for chunk in self.GifImagePlugin.getdata(part, offset, duration=delay_ms, disposal=1):
-            self.file.write(chunk)
-        self.pending = None
 
     def close(self) -> None:
         if self.file is None:
             return
-        self._flush(max(self.delay_ms, _FINAL_HOLD_MS))
-        self.file.write(b";")
+        if self.last_delay_at >= 0:
+            self.file.seek(self.last_delay_at)
+            self.file.write(struct.pack("<H", max(self.delay_ms, _FINAL_HOLD_MS) // 10))
         self.file.close()
         self.file = None
 

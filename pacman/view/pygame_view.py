@@ -45,13 +45,13 @@ def _missing_display() -> str | None:
     if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")) and not (
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
     ):
-        return "no display (DISPLAY and WAYLAND_DISPLAY are unset)"
+        return "no display, DISPLAY and WAYLAND_DISPLAY are unset"
     return None
 
 
 def _unavailable(reason: str) -> DisplayUnavailable:
     return DisplayUnavailable(
-        f"cannot open the pygame window: {reason}; use -t or -q for text, or --gif FILE to record"
+        f"cannot open a window: {reason} (use -t or -q for text, --gif FILE to record)"
     )
 
 
