@@ -457,7 +457,7 @@ def test_human_mode_with_a_dummy_driver_and_idempotent_close(monkeypatch):
 # ------------------------------------------------------------------- vector
 
 
-@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("mode", [None, "sync", "async"])
 def test_make_vec_runs(mode):
     envs = gym.make_vec("pacman.envs:Pacman-smallClassic-v0", num_envs=2, vectorization_mode=mode)
     try:
@@ -472,3 +472,30 @@ def test_make_vec_runs(mode):
             assert obs.shape == (2, 6, 7, 20) and rewards.shape == (2,)
     finally:
         envs.close()
+
+
+def _vector_run(mode, actions, **kwargs):
+    envs = gym.make_vec(
+        "pacman.envs:Pacman-smallClassic-v0",
+        num_envs=actions.shape[1],
+        vectorization_mode=mode,
+        **kwargs,
+    )
+    try:
+        record = [envs.reset(seed=5)]
+        record += [envs.step(row) for row in actions]
+        return type(envs.unwrapped).__name__, record
+    finally:
+        envs.close()
+
+
+def test_default_make_vec_is_the_batched_env_and_matches_sync_exactly():
+    # Illegal actions included; a short time limit exercises truncation and autoreset.
+    actions = np.random.default_rng(0).integers(0, 5, size=(300, 3))
+    name, batched = _vector_run(None, actions, max_episode_steps=40)
+    sync_name, sync = _vector_run("sync", actions, max_episode_steps=40)
+    assert (name, sync_name) == ("PacmanVectorEnv", "SyncVectorEnv")
+    assert _same(batched, sync)
+    truncations = sum(int(step[3].sum()) for step in batched[1:])
+    terminations = sum(int(step[2].sum()) for step in batched[1:])
+    assert truncations > 0 and terminations > 0

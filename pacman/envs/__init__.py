@@ -32,6 +32,7 @@ DEFAULT_ID = "Pacman-v0"
 #: Pac-Man moves before the registered environments truncate an episode.
 MAX_EPISODE_STEPS = 1000
 _ENTRY_POINT = "pacman.envs.single:PacmanEnv"
+_VECTOR_ENTRY_POINT = "pacman.envs.vector:PacmanVectorEnv"
 
 
 def env_ids() -> dict[str, str]:
@@ -51,6 +52,7 @@ def _register() -> None:
             register(
                 id=env_id,
                 entry_point=_ENTRY_POINT,
+                vector_entry_point=_VECTOR_ENTRY_POINT,
                 kwargs={"layout": layout},
                 max_episode_steps=MAX_EPISODE_STEPS,
             )

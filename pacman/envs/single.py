@@ -216,6 +216,18 @@ class PacmanEnv(gym.Env):
         return self._observation(), self._info(state, False)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        reward, illegal = self._advance(action)
+        state = self.state
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, state.is_terminal(), False, self._info(state, illegal)
+
+    def _advance(self, action: Any) -> tuple[float, bool]:
+        """Play Pac-Man's ``action`` and the ghosts' replies; returns (reward, was illegal).
+
+        Updates ``state`` and the encoder's array; builds no observation (the
+        vector environment copies the array into its own batch).
+        """
         state = self.state
         if state is None:
             raise PacmanError("call reset() before step()")
@@ -243,16 +255,7 @@ class PacmanEnv(gym.Env):
             successor = successor.generate_successor(ghost.index, ghost.get_action(successor))
         self._encoder.update(state, successor)
         self.state = successor
-        reward = successor.get_score() - state.get_score()
-        if self.render_mode == "human":
-            self.render()
-        return (
-            self._observation(),
-            reward,
-            successor.is_terminal(),
-            False,
-            self._info(successor, illegal),
-        )
+        return successor.get_score() - state.get_score(), illegal
 
     def render(self) -> np.ndarray | str | None:
         if self.state is None:

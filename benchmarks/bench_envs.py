@@ -1,0 +1,119 @@
+"""Steps per second of the Gymnasium and PettingZoo environments, with random actions.
+
+    python benchmarks/bench_envs.py [--layout mediumClassic] [--steps 200000] [--num-envs 8]
+
+Actions are drawn up front (uniform over Discrete(5); with the default
+``illegal_action="stop"`` a move into a wall is played as Stop), so the
+figures measure the environment, not the sampler. Episodes are reset when they
+end. Prints one line per configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import gymnasium as gym
+
+from pacman.envs import aec_env
+from pacman.envs.single import PacmanEnv
+
+
+def single(env, steps: int, seed: int) -> float:
+    actions = np.random.default_rng(seed).integers(0, 5, size=steps).tolist()
+    env.reset(seed=seed)
+    started = time.perf_counter()
+    for action in actions:
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+    return steps / (time.perf_counter() - started)
+
+
+def masked(env, steps: int, seed: int) -> float:
+    """Legal random actions, chosen from info["action_mask"] (what a masked policy does)."""
+    draws = np.random.default_rng(seed).random(steps).tolist()
+    _, info = env.reset(seed=seed)
+    started = time.perf_counter()
+    for draw in draws:
+        legal = np.flatnonzero(info["action_mask"])
+        _, _, terminated, truncated, info = env.step(int(legal[int(draw * len(legal))]))
+        if terminated or truncated:
+            _, info = env.reset()
+    return steps / (time.perf_counter() - started)
+
+
+def vector(
+    env_id: str, layout: str, num_envs: int, mode: str | None, steps: int, seed: int
+) -> float:
+    """Sub-environment steps per second of make_vec (autoreset inside)."""
+    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode, layout=layout)
+    try:
+        rounds = max(1, steps // num_envs)
+        actions = np.random.default_rng(seed).integers(0, 5, size=(rounds, num_envs))
+        envs.reset(seed=seed)
+        started = time.perf_counter()
+        for row in actions:
+            envs.step(row)
+        return rounds * num_envs / (time.perf_counter() - started)
+    finally:
+        envs.close()
+
+
+def aec(layout: str, steps: int, seed: int) -> float:
+    env = aec_env(layout=layout)
+    draws = np.random.default_rng(seed).random(steps).tolist()
+    env.reset(seed=seed)
+    started = time.perf_counter()
+    for draw in draws:
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.reset()
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        env.step(int(legal[int(draw * len(legal))]))
+    return steps / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layout", default="mediumClassic")
+    parser.add_argument("--steps", type=int, default=200_000)
+    parser.add_argument("--num-envs", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    layout, steps, n = args.layout, args.steps, args.num_envs
+    env_id = "pacman.envs:Pacman-v0"
+
+    print(f"layout {layout}, {steps} steps each, {os.cpu_count()} CPUs")
+    figures = [
+        ("PacmanEnv, random actions", single(PacmanEnv(layout), steps, args.seed)),
+        ("PacmanEnv, masked random actions", masked(PacmanEnv(layout), steps, args.seed)),
+        (
+            "PacmanEnv, directional ghosts",
+            single(PacmanEnv(layout, ghost="directional"), steps, args.seed),
+        ),
+        (
+            "gymnasium.make (checker, order, time limit)",
+            single(gym.make(env_id, layout=layout), steps, args.seed),
+        ),
+        (
+            f"make_vec default (PacmanVectorEnv), num_envs={n}",
+            vector(env_id, layout, n, None, steps, args.seed),
+        ),
+        (f"make_vec sync, num_envs={n}", vector(env_id, layout, n, "sync", steps, args.seed)),
+        (f"make_vec async, num_envs={n}", vector(env_id, layout, n, "async", steps, args.seed)),
+        ("PettingZoo AEC, masked random moves", aec(layout, steps, args.seed)),
+    ]
+    for name, rate in figures:
+        print(f"{name:48s} {rate:>10,.0f} steps/s")
+
+
+if __name__ == "__main__":
+    main()
