@@ -1,0 +1,187 @@
+"""The pygame window under SDL's dummy video driver: opening, playing, keys, closing."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from pacman.agent import Agent
+from pacman.errors import DisplayUnavailable
+from pacman.game import Game, QuitRequested
+from pacman.ghosts import RandomGhost
+from pacman.layout import load_layout
+from pacman.state import GameState
+from pacman.view.pygame_view import PygameDisplay
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+pygame = pytest.importorskip("pygame")
+drawing = pytest.importorskip("pacman.view.draw")
+
+
+class EastFirst(Agent):
+    """East when it can, else the first legal move."""
+
+    def get_action(self, state):
+        legal = state.get_legal_actions(0)
+        return "East" if "East" in legal else legal[0]
+
+
+@pytest.fixture
+def display():
+    if os.environ.get("SDL_VIDEODRIVER") != "dummy":
+        pytest.skip("these tests drive the window through SDL's dummy video driver")
+    window = PygameDisplay(zoom=0.5, frame_time=0.0, hold=0, agent_name="EastFirst")
+    pygame.event.clear()
+    yield window
+    window.close()
+
+
+def small_game(observers, max_moves=4, layout="smallClassic"):
+    state = GameState.initial(load_layout(layout), 2)
+    ghosts = [RandomGhost(i, rng=random.Random(i)) for i in (1, 2)]
+    return Game(state, [EastFirst(), *ghosts], observers=observers, max_moves=max_moves)
+
+
+def press(key: int, up: bool = False) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYUP if up else pygame.KEYDOWN, key=key))
+
+
+def test_the_window_opens_plays_a_short_game_and_closes(display):
+    assert PygameDisplay.active() is display
+    result = small_game([display]).run()
+    assert result.pacman_moves == 4
+    assert result.moves == 4 * 3  # four rounds: Pac-Man and two ghosts
+    assert display.moves == result.moves
+    surface = pygame.display.get_surface()
+    layout = load_layout("smallClassic")
+    assert surface.get_size() == drawing.frame_size(layout, 0.5) == (300, 123)
+    geometry = drawing.fit(surface.get_size(), layout)
+    assert tuple(surface.get_at(geometry.center(0, 0)))[:3] == drawing.CLASSIC.wall_fill
+    assert tuple(surface.get_at(geometry.center(1, 1)))[:3] == drawing.CLASSIC.food
+    display.close()
+    assert PygameDisplay.active() is None
+    assert not pygame.display.get_init()
+    with pytest.raises(QuitRequested):
+        display.update(result.final_state, 0, "Stop")
+
+
+def test_moves_are_animated_when_the_frame_time_is_positive(display):
+    display.frame_time = 0.02
+    frames = []
+    real = display._redraw
+    display._redraw = lambda positions=None: (frames.append(positions), real(positions))
+    result = small_game([display], max_moves=2).run()
+    assert display.moves == result.moves == 6
+    between = [p for p in frames if p is not None]
+    assert between, "no in-between frames were drawn"
+    # Every in-between position lies on the segment of the agent's move (x or y fractional).
+    assert any(x % 1 or y % 1 for positions in between for x, y in positions)
+
+
+def test_escape_ends_the_run_with_quit_requested(display):
+    press(pygame.K_ESCAPE)
+    with pytest.raises(QuitRequested):
+        small_game([display]).run()
+    assert PygameDisplay.active() is None
+
+
+def test_closing_the_window_ends_the_run_with_quit_requested(display):
+    game = small_game([display], max_moves=50)
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    with pytest.raises(QuitRequested):
+        game.run()
+
+
+def test_space_pauses_and_right_arrow_steps_one_move(display):
+    state = GameState.initial(load_layout("smallClassic"), 2)
+    display.initialize(state)
+    waits = []
+    real_idle = display.idle
+
+    def idle(notice=""):
+        waits.append(notice)
+        real_idle(notice)
+        if len(waits) == 3:
+            press(pygame.K_RIGHT)
+
+    display.idle = idle
+    press(pygame.K_SPACE)
+    state = state.generate_successor(0, "East")
+    display.update(state, 0, "East")  # pauses after drawing, until Right is pressed
+    assert len(waits) == 4 and display.paused
+    press(pygame.K_SPACE)
+    state = state.generate_successor(1, state.get_legal_actions(1)[0])
+    display.update(state, 1, "x")
+    assert len(waits) == 4 and not display.paused
+    assert display.moves == 2
+
+
+def test_plus_and_minus_halve_and_double_the_frame_time(display):
+    display.frame_time = 0.1
+    press(pygame.K_PLUS)
+    display.pump()
+    assert display.frame_time == 0.05
+    press(pygame.K_MINUS)
+    press(pygame.K_KP_MINUS)
+    display.pump()
+    assert display.frame_time == 0.2
+    for _ in range(6):
+        press(pygame.K_EQUALS)
+    display.pump()
+    assert display.frame_time == 0.0
+    press(pygame.K_MINUS)
+    display.pump()
+    assert display.frame_time == 0.01
+
+
+def test_direction_keys_are_kept_for_the_keyboard_agent(display):
+    assert display.take_direction() is None
+    press(pygame.K_a)
+    assert display.take_direction() == "West"
+    assert display.take_direction() == "West"  # still held
+    press(pygame.K_a, up=True)
+    assert display.take_direction() is None
+    press(pygame.K_UP)
+    press(pygame.K_UP, up=True)
+    assert display.take_direction() == "North"  # a tap counts once
+    assert display.take_direction() is None
+    press(pygame.K_d)
+    press(pygame.K_DOWN)
+    assert display.take_direction() == "South"
+    press(pygame.K_DOWN, up=True)
+    assert display.take_direction() == "East"  # the key still held
+
+
+def test_no_display_is_one_line_with_the_fix(monkeypatch):
+    for name in ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    with pytest.raises(DisplayUnavailable) as caught:
+        PygameDisplay()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message == (
+        "cannot open a window: no display, DISPLAY and WAYLAND_DISPLAY are unset "
+        "(use -t or -q for text, --gif FILE to record)"
+    )
+
+
+def test_missing_pygame_is_one_line_with_the_install_hint():
+    code = (
+        "import sys; sys.modules['pygame'] = None\n"
+        "from pacman.errors import DisplayUnavailable\n"
+        "from pacman.view.pygame_view import PygameDisplay\n"
+        "try:\n    PygameDisplay()\nexcept DisplayUnavailable as error:\n    print(error)\n"
+    )
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy")
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout == (
+        "pygame is not installed: pip install 'pacman-multiagent[pygame]' for the window, "
+        "or use -t/-q for text\n"
+    )
