@@ -173,7 +173,7 @@ class PacmanAECEnv(AECEnv):
             rewards[other] = 0.0
         rewards["pacman_0"] = change
         if self.num_ghosts:
-            share = -change / self.num_ghosts
+            share = -change / self.num_ghosts if change else 0.0
             for other in self.possible_agents[1:]:
                 rewards[other] = share
         next_agent = self.possible_agents[(index + 1) % len(self.possible_agents)]
