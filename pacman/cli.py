@@ -203,8 +203,8 @@ def _make_display(options: argparse.Namespace, wants_keyboard: bool) -> Any:
     except (DisplayUnavailable, ImportError) as error:
         if wants_keyboard:
             raise UsageError(
-                f"the keyboard agent needs a window, and none can be opened: {error}; "
-                "or choose an agent with -p (for example -p GreedyAgent)"
+                f"the keyboard agent needs a window: {error}; "
+                "or choose another agent with -p (for example -p GreedyAgent)"
             ) from None
         print(f"pacman: {error}; showing the game as text instead", file=sys.stderr)
         return TextDisplay(frame_time=options.frameTime)

@@ -10,9 +10,12 @@ crash is raised as one ``AgentError`` whose message says what happened.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -53,6 +56,38 @@ class GameResult:
         record.pop("final_state")
         record.pop("actions")
         return record
+
+
+class _Overtime(BaseException):
+    """Interrupts a move that overruns its limit; a BaseException so ``except Exception`` in agents cannot swallow it."""
+
+
+@contextmanager
+def _interrupt_after(seconds: float | None) -> Iterator[None]:
+    """Raise _Overtime in the running move once ``seconds`` pass (main thread on POSIX only).
+
+    Elsewhere the overrun is still detected when the move returns. A move that
+    must be stopped whatever it does needs a separate process: the autograder's sandbox.
+    """
+    usable = (
+        seconds is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def overtime(signum: int, frame: object) -> None:
+        raise _Overtime
+
+    previous = signal.signal(signal.SIGALRM, overtime)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _where(error: BaseException) -> str:
@@ -97,6 +132,15 @@ class Game:
         who = "Pac-Man" if index == 0 else f"ghost {index}"
         return f"{who} ({type(self.agents[index]).__name__})"
 
+    def _time_left(self, used: float) -> float | None:
+        """How long the next move may take, a little over the limit so the check below names it."""
+        limits = [
+            self.move_timeout,
+            None if self.game_timeout is None else self.game_timeout - used,
+        ]
+        known = [limit for limit in limits if limit is not None]
+        return max(min(known), 0.0) + 0.05 if known else None
+
     def _notify(self, method: str, *args: Any) -> None:
         for observer in self.observers:
             callback = getattr(observer, method, None)
@@ -134,8 +178,12 @@ class Game:
                 break
             move = len(actions) + 1
             tic = time.perf_counter()
+            limit = self._time_left(used[index])
             try:
-                action = choosers[index](state.copy())
+                with _interrupt_after(limit):
+                    action = choosers[index](state.copy())
+            except _Overtime:
+                action = None
             except Exception as error:
                 crash = (
                     f"{self._name(index)} crashed on move {move}: "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
@@ -166,3 +167,14 @@ def test_a_game_with_random_ghosts_is_a_function_of_its_seed():
 
     assert play(5) == play(5)
     assert play(5) != play(6)
+
+
+def test_a_move_that_never_returns_is_interrupted_and_cannot_swallow_the_interrupt():
+    class Stuck(Agent):
+        def get_action(self, state):
+            while True:
+                with contextlib.suppress(Exception):  # an agent that tries to swallow the interrupt
+                    time.sleep(1)
+
+    result = game(Stuck(), move_timeout=0.1, catch_exceptions=True).run()
+    assert result.crashed and result.crash.startswith("Pac-Man (Stuck) timed out on move 1: 0.1")
