@@ -77,9 +77,17 @@ def _from_course_folder(name: str) -> type | None:
 
 
 def known_names() -> list[str]:
+    """Names ``-p``/``-g`` accept without a path: the agent classes of ``agents`` and the ghosts."""
     import agents
 
-    return sorted({*agents.public_names(), *GHOST_TYPES})
+    classes = [name for name in agents.public_names() if _is_agent_class(getattr(agents, name))]
+    return sorted({*classes, *GHOST_TYPES})
+
+
+def _is_agent_class(found: object) -> bool:
+    return inspect.isclass(found) and any(
+        hasattr(found, method) for method in ("get_action", "getAction")
+    )
 
 
 def find_class(name: str, role: str = "agent") -> type:
