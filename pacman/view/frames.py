@@ -98,10 +98,19 @@ def gif_palette(theme: Any, size: int = 256) -> list[tuple[int, int, int]]:
         add(mix(theme.wall, theme.background, t))
     for ghost in (*theme.ghosts, theme.scared):  # eyes inside a ghost
         add(mix(ghost, theme.eye, 0.5))
-    grey = 0
-    while len(colors) < size:  # unused slots: a grey ramp
-        add((grey, grey, grey))
-        grey = (grey + 37) % 256
+    # Pillow maps a pixel to the palette entry nearest the corner of its 4x4x4 colour box; drop
+    # any blend that would win a theme colour's box, so theme colours always come out exact.
+    exact = set(base)
+
+    def distance(a: tuple[int, int, int], b: tuple[int, int, int]) -> int:
+        return sum((x - y) ** 2 for x, y in zip(a, b, strict=True))
+
+    for color in base:
+        corner = tuple(channel & ~3 for channel in color)
+        mine = distance(color, corner)
+        colors = [c for c in colors if c in exact or distance(c, corner) > mine]
+    while len(colors) < size:  # unused slots repeat the background
+        colors.append(theme.background)
     return colors
 
 
@@ -143,6 +152,7 @@ class _GifWriter:
         for chunk in self.GifImagePlugin.getdata(part, offset, duration=self.delay_ms, disposal=1):
             self.file.write(chunk)
         self.file.write(b";")
+        self.file.flush()  # whoever reads the file now sees every frame so far
         self.previous = rgb
         self.frames += 1
 
