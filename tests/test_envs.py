@@ -499,3 +499,13 @@ def test_default_make_vec_is_the_batched_env_and_matches_sync_exactly():
     truncations = sum(int(step[3].sum()) for step in batched[1:])
     terminations = sum(int(step[2].sum()) for step in batched[1:])
     assert truncations > 0 and terminations > 0
+
+
+def test_example_rollout_runs():
+    result = _python(
+        f"import runpy, sys; sys.argv = ['random_rollout.py', '--layout', 'testClassic']\n"
+        f"runpy.run_path({str(ROOT / 'examples' / 'random_rollout.py')!r}, run_name='__main__')\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "actions: {0: 'West', 1: 'Stop', 2: 'East', 3: 'North', 4: 'South'}" in result.stdout
+    assert "pacman_0 plays" in result.stdout

@@ -150,3 +150,16 @@ def test_reset_from_a_state_and_rendering():
     assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 4
     env.close()
     env.close()
+
+
+def test_human_mode_with_a_dummy_driver(monkeypatch):
+    pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    env = aec_env(layout="testClassic", render_mode="human")
+    env.metadata = {**env.metadata, "render_fps": 1000}
+    env.reset()
+    env.step(1)
+    env.step(int(np.flatnonzero(env.observe("ghost_0")["action_mask"])[0]))
+    assert env.render() is None
+    env.close()
+    env.close()

@@ -88,7 +88,8 @@ class PacmanAECEnv(AECEnv):
             agent: spaces.Discrete(len(ACTIONS)) for agent in self.possible_agents
         }
         self.game: GameState | None = None
-        self._window: rendering.Window | None = None
+        self._window: rendering.HumanView | None = None
+        self._last_move: tuple[int, str, GameState] | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -121,6 +122,7 @@ class PacmanAECEnv(AECEnv):
         self.infos = {agent: {} for agent in self.agents}
         self.agent_selection = self.agents[0]
         self._skip_agent_selection = None
+        self._last_move = None
         if self.render_mode == "human":
             self.render()
 
@@ -188,6 +190,7 @@ class PacmanAECEnv(AECEnv):
         self.agent_selection = next_agent
         self._accumulate_rewards()
         if self.render_mode == "human":
+            self._last_move = (index, name, successor)
             self.render()
 
     def render(self) -> np.ndarray | str | None:
@@ -199,8 +202,9 @@ class PacmanAECEnv(AECEnv):
         if self.render_mode == "ansi":
             return str(state) + "\n"
         if self._window is None:
-            self._window = rendering.Window(self.metadata["render_fps"])
-        self._window.show(state)
+            self._window = rendering.HumanView(self.metadata["render_fps"])
+        self._window.show(state, [self._last_move] if self._last_move else None)
+        self._last_move = None
         return None
 
     def close(self) -> None:

@@ -3,7 +3,7 @@
 ``rgb_array`` uses the viewer's drawing function (``pacman.view.draw``) on an
 off-screen pygame surface when both exist, so frames look like the game
 window; otherwise a small NumPy drawing is used, which needs no pygame and no
-display. ``human`` opens a pygame window (the project's viewer when present).
+display. ``human`` shows the game in the project's window (``pacman.view.pygame_view``).
 pygame is imported only here, and only when a frame or window is asked for.
 """
 
@@ -124,48 +124,53 @@ def rgb_frame(state: GameState) -> np.ndarray:
     return np.ascontiguousarray(draw.rgb_array(state), dtype=np.uint8)
 
 
-class Window:
-    """A pygame window that shows frames at most ``fps`` times a second."""
+class HumanView:
+    """The project's game window (``PygameDisplay``) driven by an environment.
 
-    def __init__(self, fps: float, caption: str = "Pac-Man") -> None:
+    Each shown move is animated, all the moves of one environment step taking
+    ``1 / fps`` seconds together. Closing the window (or Esc) only stops the
+    showing: the episode goes on, and the window stays closed until
+    ``close()``. Raises ``DisplayUnavailable`` when no window can be opened.
+    """
+
+    def __init__(self, fps: float) -> None:
         self.fps = fps
-        self.caption = caption
-        self._pygame: Any = None
-        self._screen: Any = None
-        self._clock: Any = None
+        self._display: Any = None
+        self._shown: GameState | None = None
+        self._closed_by_user = False
 
-    def show(self, state: GameState) -> None:
-        draw = _view_draw()
-        if draw is not None:
-            surface = draw.render(state)
-            pygame = self._open(*surface.get_size())
-        else:
-            frame = numpy_frame(state)
-            pygame = self._open(frame.shape[1], frame.shape[0])
-            surface = pygame.surfarray.make_surface(frame.swapaxes(0, 1))
-        self._screen.blit(surface, (0, 0))
-        pygame.event.pump()
-        pygame.display.flip()
-        self._clock.tick(self.fps)
+    def show(self, state: GameState, moves: list[tuple[int, str, GameState]] | None = None) -> None:
+        """Show ``state``: animate ``moves`` ``(agent, action, state after)`` when given."""
+        if self._closed_by_user:
+            return
+        from pacman.game import QuitRequested
 
-    def _open(self, width: int, height: int) -> Any:
-        if self._screen is not None and self._screen.get_size() == (width, height):
-            return self._pygame
-        pygame = require("pygame")
         try:
-            pygame.display.init()
-            self._screen = pygame.display.set_mode((width, height))
-        except pygame.error as error:
-            raise DisplayUnavailable(
-                f"cannot open a window for render_mode='human' ({error}); "
-                "use render_mode='rgb_array' or 'ansi' without a display"
-            ) from None
-        pygame.display.set_caption(self.caption)
-        self._clock = pygame.time.Clock()
-        self._pygame = pygame
-        return pygame
+            display = self._open()
+            if moves and self._shown is not None:
+                display.frame_time = 1.0 / self.fps / len(moves)
+                for agent, action, after in moves:
+                    display.update(after, agent, action)
+            elif state is not self._shown:
+                display.initialize(state)
+            else:
+                display.idle()
+        except QuitRequested:
+            self.close()
+            self._closed_by_user = True
+            return
+        self._shown = state
+
+    def _open(self) -> Any:
+        if self._display is None:
+            require("pygame")
+            from pacman.view.pygame_view import PygameDisplay
+
+            self._display = PygameDisplay(frame_time=1.0 / self.fps, hold=0.0)
+        return self._display
 
     def close(self) -> None:
-        if self._screen is not None:
-            self._pygame.display.quit()
-            self._screen = None
+        if self._display is not None:
+            self._display.close()
+            self._display = None
+            self._shown = None

@@ -188,7 +188,11 @@ class PacmanEnv(gym.Env):
         # Pac-Man's legal actions depend only on its cell: (legal names, mask) per cell.
         self._legal_cache: dict[tuple[float, float], tuple[frozenset[str], np.ndarray]] = {}
         self._no_actions = np.zeros(len(ACTIONS), dtype=np.int8)
-        self._window: rendering.Window | None = None
+        self._window: rendering.HumanView | None = None
+        # The moves of the current step, kept only to animate them in "human" mode.
+        self._moves: list[tuple[int, str, GameState]] | None = (
+            [] if render_mode == "human" else None
+        )
 
     # ------------------------------------------------------------------ API
 
@@ -211,6 +215,8 @@ class PacmanEnv(gym.Env):
                 )
         self.state = state
         self._encoder.reset(state)
+        if self._moves is not None:
+            self._moves.clear()
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info(state, False)
@@ -249,10 +255,16 @@ class PacmanEnv(gym.Env):
                 )
             name = STOP
         successor = state.generate_successor(0, name)
+        moves = self._moves
+        if moves is not None:
+            moves.append((0, name, successor))
         for ghost in self._ghosts:
             if successor.is_terminal():
                 break
-            successor = successor.generate_successor(ghost.index, ghost.get_action(successor))
+            ghost_action = ghost.get_action(successor)
+            successor = successor.generate_successor(ghost.index, ghost_action)
+            if moves is not None:
+                moves.append((ghost.index, ghost_action, successor))
         self._encoder.update(state, successor)
         self.state = successor
         return successor.get_score() - state.get_score(), illegal
@@ -266,8 +278,10 @@ class PacmanEnv(gym.Env):
             return str(self.state) + "\n"
         if self.render_mode == "human":
             if self._window is None:
-                self._window = rendering.Window(self.metadata["render_fps"])
-            self._window.show(self.state)
+                self._window = rendering.HumanView(self.metadata["render_fps"])
+            self._window.show(self.state, self._moves)
+            if self._moves:
+                self._moves.clear()
         return None
 
     def close(self) -> None:
