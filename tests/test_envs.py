@@ -509,3 +509,22 @@ def test_example_rollout_runs():
     assert result.returncode == 0, result.stderr
     assert "actions: {0: 'West', 1: 'Stop', 2: 'East', 3: 'North', 4: 'South'}" in result.stdout
     assert "pacman_0 plays" in result.stdout
+
+
+def test_human_mode_without_a_display_says_what_to_use():
+    pytest.importorskip("pygame")
+    result = _python(
+        "import gymnasium\n"
+        "from pacman.errors import DisplayUnavailable\n"
+        "env = gymnasium.make('pacman.envs:Pacman-v0', render_mode='human')\n"
+        "try:\n"
+        "    env.reset(seed=0)\n"
+        "except DisplayUnavailable as error:\n"
+        "    print(error)\n",
+        DISPLAY=None,
+        WAYLAND_DISPLAY=None,
+        SDL_VIDEODRIVER=None,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("render_mode='human': cannot open a window")
+    assert result.stdout.endswith("without a display use 'rgb_array' or 'ansi'\n")

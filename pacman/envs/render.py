@@ -166,7 +166,13 @@ class HumanView:
             require("pygame")
             from pacman.view.pygame_view import PygameDisplay
 
-            self._display = PygameDisplay(frame_time=1.0 / self.fps, hold=0.0)
+            try:
+                self._display = PygameDisplay(frame_time=1.0 / self.fps, hold=0.0)
+            except DisplayUnavailable as error:
+                reason = str(error).split(" (use ")[0]
+                raise DisplayUnavailable(
+                    f"render_mode='human': {reason}; without a display use 'rgb_array' or 'ansi'"
+                ) from None
         return self._display
 
     def close(self) -> None:
