@@ -7,6 +7,7 @@ command line or in a test file (one line naming the input and the place).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -343,6 +344,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return 0
     except KeyboardInterrupt:
         print("autograder: interrupted", file=sys.stderr)
         return 130

@@ -150,24 +150,43 @@ def diagnose(
 ) -> list[str]:
     """Sentences naming the known mistake the submission's results match, if any."""
     start = tree.start
-    matches_action: list[str] = []
+    ghost, prune = CORRECT.get(alg, ("min", None))
+    try:
+        _, right = run_variant(start, depth, Variant("correct", ghost, prune))
+        right_generated = generated_names(str(start), right)
+    except (_Unscorable, PacmanError, RecursionError):
+        right_generated = None
+    both: list[str] = []
+    states: list[str] = []
+    moves: list[str] = []
     for variant in variants_for(alg):
         try:
             v_action, v_expansions = run_variant(start, depth, variant)
         except (_Unscorable, PacmanError, RecursionError):
             continue
         v_generated = generated_names(str(start), v_expansions)
+        same_states = v_generated == generated and v_generated != right_generated
         if v_generated == generated and v_action == action:
-            return [
-                f"Diagnosis: your move and generated states are exactly those of {variant.description}."
-            ]
-        if v_generated == generated:
-            return [f"Diagnosis: your generated states are exactly those of {variant.description}."]
-        if v_action == action:
-            matches_action.append(variant.description)
-    if matches_action:
-        return [f"Diagnosis: your move is the one chosen by {matches_action[0]}."]
+            both.append(variant.description)
+        elif same_states:
+            states.append(variant.description)
+        elif v_action == action:
+            moves.append(variant.description)
+    if both:
+        return [f"Diagnosis: your move and generated states are exactly those of {both[0]}."]
+    if states:
+        return [f"Diagnosis: your generated states are exactly those of {states[0]}."]
+    if moves:
+        return [f"Diagnosis: your move is the one chosen by {moves[0]}."]
     return []
+
+
+UNSCORABLE_HINT = (
+    "Diagnosis: your search asked for the score of a state that is neither a win, a loss nor at "
+    "the depth limit, so it stopped too early. One unit of depth is a move by Pac-Man and then "
+    "by every ghost; the evaluation function is applied only at the depth limit or at a "
+    "finished game."
+)
 
 
 def side_by_side(

@@ -12,7 +12,7 @@ import os
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from pacman.grading import diagnose
 from pacman.grading.sandbox import Limits, WorkerDied, WorkerPool, WorkerTimeout
@@ -218,6 +218,8 @@ class GraphGameTreeTest(TestCase):
         messages: list[str] = []
         if error is not None:
             messages.append(error)
+            if "has no evaluation value" in error:
+                messages.append(diagnose.UNSCORABLE_HINT)
             messages += self._tree_lines()
             return self.result(False, messages, output)
         generated = diagnose.generated_names(self.tree.start.name, expansions)
@@ -337,13 +339,39 @@ class _RemoteFailure(Exception):
         self.timeout = timeout
 
 
-def _check_action(reply: dict[str, Any]) -> str:
-    if reply.get("error") is not None:
-        raise _RemoteFailure(f"Your agent raised an error: {str(reply['error'])[:2000]}", False)
-    try:
-        return _name(reply.get("action"), "the action")
-    except ReplyError as error:
-        raise _RemoteFailure(_worker_problem(error), False) from None
+class _Channel:
+    """Requests to one worker during a game; remembers the first failure it raised."""
+
+    def __init__(self, worker: Any, ctx: Context, budget: float | None = None) -> None:
+        self.worker = worker
+        self.ctx = ctx
+        self.budget = budget
+        self.failure: _RemoteFailure | None = None
+
+    def fail(self, message: str, timeout: bool = False) -> NoReturn:
+        error = _RemoteFailure(message, timeout)
+        if self.failure is None:
+            self.failure = error
+        raise error
+
+    def call(self, op: str, **fields: Any) -> dict[str, Any]:
+        tic = time.monotonic()
+        try:
+            reply = self.worker.call(op, self.ctx.timeout(self.budget), **fields)
+        except (WorkerDied, WorkerTimeout) as error:
+            self.fail(_worker_problem(error), isinstance(error, WorkerTimeout))
+        finally:
+            if self.budget is not None:
+                self.budget -= time.monotonic() - tic
+        if reply.get("error") is not None:
+            self.fail(f"Your agent raised an error: {str(reply['error'])[:2000]}")
+        return reply
+
+    def action(self, reply: dict[str, Any]) -> str:
+        try:
+            return _name(reply.get("action"), "the action")
+        except ReplyError as error:
+            self.fail(_worker_problem(error))
 
 
 def _layout_from_text(test: TestFile) -> Any:
@@ -396,7 +424,7 @@ class PacmanGameTreeTest(TestCase):
         worker.mark_output()
         state = GameState.initial(self.layout, self.num_ghosts)
         test = self
-        failure: list[Any] = []
+        channel = _Channel(worker, ctx)
 
         class Grading:
             index = 0
@@ -405,57 +433,33 @@ class PacmanGameTreeTest(TestCase):
                 self.step = 0
 
             def register_initial_state(self, state: Any) -> None:
-                try:
-                    reply = worker.call(
-                        "game_start",
-                        ctx.timeout(),
-                        layout_text=test.test["layout"],
-                        layout_name=test.layout.name,
-                        num_ghosts=test.num_ghosts,
-                        agent=test.alg,
-                        kwargs={"depth": test.depth},
-                        new_agent=True,
-                        seed=test.seed,
-                        reseed_after_register=True,
-                        record=True,
-                    )
-                except (WorkerDied, WorkerTimeout) as error:
-                    failure.append(isinstance(error, WorkerTimeout))
-                    raise _RemoteFailure(
-                        _worker_problem(error), isinstance(error, WorkerTimeout)
-                    ) from None
-                if reply.get("error") is not None:
-                    failure.append(False)
-                    raise _RemoteFailure(
-                        f"Your agent raised an error: {str(reply['error'])[:2000]}", False
-                    )
+                channel.call(
+                    "game_start",
+                    layout_text=test.test["layout"],
+                    layout_name=test.layout.name,
+                    num_ghosts=test.num_ghosts,
+                    agent=test.alg,
+                    kwargs={"depth": test.depth},
+                    new_agent=True,
+                    seed=test.seed,
+                    reseed_after_register=True,
+                    record=True,
+                )
                 rng.seed(test.seed)
 
             def get_action(self, state: Any) -> str:
                 step = self.step
-                try:
-                    reply = worker.call(
-                        "act",
-                        ctx.timeout(),
-                        moves=moves.take(),
-                        reseed=test.seed + step if step else None,
-                        burn=rng.draws if step else 0,
-                    )
-                except (WorkerDied, WorkerTimeout) as error:
-                    failure.append(isinstance(error, WorkerTimeout))
-                    raise _RemoteFailure(
-                        _worker_problem(error), isinstance(error, WorkerTimeout)
-                    ) from None
-                try:
-                    action = _check_action(reply)
-                except _RemoteFailure:
-                    failure.append(False)
-                    raise
+                reply = channel.call(
+                    "act",
+                    moves=moves.take(),
+                    reseed=test.seed + step if step else None,
+                    burn=rng.draws if step else 0,
+                )
+                action = channel.action(reply)
                 explored = reply.get("explored")
-                if not isinstance(explored, int):
-                    failure.append(False)
-                    raise _RemoteFailure("Your code's process sent no explored-state count.", False)
-                move = ask(step, state, action, explored)
+                if not isinstance(explored, int) or isinstance(explored, bool):
+                    channel.fail("Your code's process sent no explored-state count.")
+                move = ask(step, state, action, explored, channel)
                 self.step += 1
                 rng.seed(test.seed + self.step)
                 return move
@@ -463,16 +467,14 @@ class PacmanGameTreeTest(TestCase):
         ghosts = [DirectionalGhost(i + 1, rng=rng) for i in range(self.num_ghosts)]
         game = Game(state, [Grading(), *ghosts], observers=[moves], catch_exceptions=True)
         result = game.run()
-        message = result.crash if result.crashed else None
-        if message and not failure:
+        if channel.failure is not None:
+            failure = channel.failure
+            return result, str(failure), failure.timeout, worker.output()
+        if result.crashed:
             # Not the student's fault: the recorded moves did not fit the game.
-            return (
-                result,
-                f"The grader could not replay the recorded game: {message}",
-                False,
-                worker.output(),
-            )
-        return result, message, bool(failure and failure[0]), worker.output()
+            message = f"The grader could not replay the recorded game: {result.crash}"
+            return result, message, False, worker.output()
+        return result, None, False, worker.output()
 
     def run(self, ctx: Context, solution: TestFile) -> TestResult:
         optimal = self._lines(solution, "optimalActions")
@@ -488,9 +490,9 @@ class PacmanGameTreeTest(TestCase):
         wrong_count: list[tuple[int, Any, int, list[int]]] = []
         suboptimal: list[tuple[int, Any, str, list[str]]] = []
 
-        def ask(step: int, state: Any, action: str, explored: int) -> str:
+        def ask(step: int, state: Any, action: str, explored: int, channel: _Channel) -> str:
             if step >= len(optimal):
-                raise _RemoteFailure("The game went on longer than the recorded one.", False)
+                channel.fail("The game went on longer than the recorded one.")
             right_count = False
             optimal_here = False
             for i, (actions, count) in enumerate(optimal[step]):
@@ -696,57 +698,39 @@ class EvalAgentTest(TestCase):
         from pacman.state import GameState
 
         moves = _MoveLog()
-        timed_out: list[bool] = []
-        budget = [self.max_time]
+        channel = _Channel(worker, ctx, self.max_time)
         test = self
-
-        def call(op: str, **fields: Any) -> dict[str, Any]:
-            limit = ctx.timeout(budget[0])
-            tic = time.monotonic()
-            try:
-                return worker.call(op, limit, **fields)
-            except (WorkerDied, WorkerTimeout) as error:
-                timed_out.append(isinstance(error, WorkerTimeout))
-                raise _RemoteFailure(
-                    _worker_problem(error), isinstance(error, WorkerTimeout)
-                ) from None
-            finally:
-                budget[0] -= time.monotonic() - tic
-
-        def checked(reply: dict[str, Any]) -> None:
-            if reply.get("error") is not None:
-                raise _RemoteFailure(
-                    f"Your agent raised an error: {str(reply['error'])[:2000]}", False
-                )
 
         class Remote:
             index = 0
 
             def register_initial_state(self, state: Any) -> None:
-                checked(
-                    call(
-                        "game_start",
-                        layout_text=None,
-                        layout_name=test.layout.name,
-                        num_ghosts=len(test.ghosts),
-                        agent=test.agent,
-                        kwargs=test.kwargs,
-                        new_agent=start_new,
-                        seed=test.seed if start_new else None,
-                        record=False,
-                    )
+                channel.call(
+                    "game_start",
+                    layout_text=None,
+                    layout_name=test.layout.name,
+                    num_ghosts=len(test.ghosts),
+                    agent=test.agent,
+                    kwargs=test.kwargs,
+                    new_agent=start_new,
+                    seed=test.seed if start_new else None,
+                    record=False,
                 )
 
             def get_action(self, state: Any) -> str:
-                return _check_action(call("act", moves=moves.take()))
+                return channel.action(channel.call("act", moves=moves.take()))
 
             def final(self, state: Any) -> None:
-                checked(call("game_end", moves=moves.take()))
+                channel.call("game_end", moves=moves.take())
 
         ghosts = [GHOST_TYPES[name](*args, **kwargs, rng=rng) for name, args, kwargs in self.ghosts]
         state = GameState.initial(self.layout, len(self.ghosts))
         game = Game(state, [Remote(), *ghosts], observers=[moves], catch_exceptions=True)
-        return game.run(), bool(timed_out and timed_out[0])
+        result = game.run()
+        failure = channel.failure
+        if failure is not None:
+            result.crash = str(failure)
+        return result, bool(failure is not None and failure.timeout)
 
     def run(self, ctx: Context, solution: TestFile) -> TestResult:
         results, timeouts, problems, output = self._play_all(ctx)

@@ -77,7 +77,7 @@ def game_solution(test: Any, ctx: Any) -> dict[str, str]:
     alt: list[str] = []
     partial: list[str] = []
 
-    def ask(step: int, state: Any, action: str, explored: int) -> str:
+    def ask(step: int, state: Any, action: str, explored: int, channel: Any) -> str:
         with_stop = best_actions(root_values(state, depth, ghost))
         without = best_actions(root_values(state, depth, ghost, no_stop=True))
         explored_no_stop = _explored_without_stop(ctx, state, test)

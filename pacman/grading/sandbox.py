@@ -154,7 +154,7 @@ def _namespace_script(config: SandboxConfig, inner: list[str]) -> str:
     if own:
         # The student's staged folder may live under a covered path: bind it back from the cwd.
         lines.append(f"mkdir -p {_shell_quote(own)} 2>/dev/null || true")
-        lines.append(f"mount --bind . {_shell_quote(own)}")
+        lines.append(f"mount --no-canonicalize --bind . {_shell_quote(own)}")
         lines.append(f"mount -o remount,bind,ro {_shell_quote(own)}")
         lines.append(f"cd {_shell_quote(own)}")
     command = " ".join(_shell_quote(part) for part in inner)
