@@ -277,7 +277,6 @@ def _font(size: int) -> pygame.font.Font:
         if not pygame.font.get_init():
             pygame.font.init()
         font = _FONTS[size] = pygame.font.Font(None, size)
-        font.set_bold(True)
     return font
 
 

@@ -322,7 +322,8 @@ class PygameDisplay:
         self._step = False
 
     def screenshot(self, path: str) -> None:
-        """Save what the window shows now as a PNG."""
+        """Save the window's picture of the current state as a PNG."""
+        self._redraw()  # a fast game draws at most 60 times a second: bring the picture up to date
         self._pygame.image.save(self._pygame.display.get_surface(), path)
 
 
