@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agents.anytime import AnytimeAgent
 from agents.evaluation import betterEvaluationFunction, scoreEvaluationFunction
 from agents.search import (
     ALPHABETA,
@@ -404,3 +405,45 @@ def test_medium_classic_start_depth_two_matches_cs188():
     log.clear()
     assert AlphaBetaAgent(depth=2).get_action(log.wrap(start)) == "West"
     assert (len(log), log.explored_count()) == (44, 39)
+
+
+# ------------------------------------------------------------- the anytime agent
+
+
+def test_anytime_agent_solves_a_small_tree_and_stops_deepening():
+    agent = AnytimeAgent(time="5", evalFn="scoreEvaluationFunction")
+    # The ladder ends after 4 rounds: depth 5 finds no state cut off, so deepening stops there.
+    assert agent.get_action(LADDER.start) == "Right"
+    assert agent.depths == [5]
+    assert agent.stats.moves == 1
+    # The table holds numbers only (hashes), never states.
+    assert all(isinstance(key[0], int) for key in agent.table)
+
+
+@pytest.mark.parametrize(("game", "minimax_action"), [(TWO_GHOSTS, "L"), (LECTURE, "Left")])
+def test_anytime_agent_at_a_fixed_depth_agrees_with_minimax(game, minimax_action):
+    agent = AnytimeAgent(time=5, evalFn="scoreEvaluationFunction", max_depth="1")
+    assert agent.get_action(game.start) == minimax_action
+    assert agent.depths == [1]
+
+
+def test_anytime_agent_puts_off_a_loss():
+    # Both moves lose; "Later" loses a round later and with a lower score, and is still preferred.
+    doomed = tree(
+        2,
+        "root Now n\nroot Later l\nn g dead1\nl g l2\nl2 go l3\nl3 g dead2",
+        "dead1 -1\ndead2 -2\nl2 -1.5",
+        lose="dead1 dead2",
+    )
+    agent = AnytimeAgent(time=5, evalFn="score")
+    assert agent.get_action(doomed.start) == "Later"
+    assert agent.depths == [2]  # depth 1 prefers "Now" (-1 against -1.5); depth 2 sees both losses
+    assert AlphaBetaAgent(depth=3).get_action(doomed.start) == "Now"  # CS188's agents do not
+
+
+def test_anytime_agent_arguments():
+    agent = AnytimeAgent(time="0.2", evalFn="better")
+    assert agent.time_budget == 0.2 and agent.evaluation_function is betterEvaluationFunction
+    for bad in ({"time": "soon"}, {"time": 0}, {"max_depth": "0"}):
+        with pytest.raises(AgentError, match="AnytimeAgent"):
+            AnytimeAgent(**bad)
