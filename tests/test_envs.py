@@ -528,3 +528,19 @@ def test_human_mode_without_a_display_says_what_to_use():
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("render_mode='human': cannot open a window")
     assert result.stdout.endswith("without a display use 'rgb_array' or 'ansi'\n")
+
+
+def test_missing_pettingzoo_gives_an_install_hint(monkeypatch):
+    import pacman.envs
+
+    monkeypatch.setitem(sys.modules, "pettingzoo", None)
+    with pytest.raises(PacmanError, match=r"pip install 'pacman-multiagent\[pettingzoo\]'"):
+        pacman.envs.aec_env()
+
+
+def test_check_env_on_a_directly_built_env_adds_only_the_no_spec_notice():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(PacmanEnv("smallClassic"))
+    assert len(caught) == 1
+    assert "Not able to test alternative render modes" in str(caught[0].message)

@@ -14,6 +14,7 @@ are accepted by ``gymnasium.make``. The multi-agent (PettingZoo AEC) game is
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from pacman.envs._optional import require
@@ -23,9 +24,19 @@ require("gymnasium")
 
 if TYPE_CHECKING:
     from pacman.envs.aec import PacmanAECEnv
-    from pacman.envs.single import PacmanEnv
+    from pacman.envs.single import ACTIONS, PacmanEnv
+    from pacman.envs.vector import PacmanVectorEnv
 
-__all__ = ["ACTIONS", "DEFAULT_ID", "MAX_EPISODE_STEPS", "PacmanEnv", "aec_env", "env_ids"]
+__all__ = [
+    "ACTIONS",
+    "DEFAULT_ID",
+    "MAX_EPISODE_STEPS",
+    "PacmanAECEnv",
+    "PacmanEnv",
+    "PacmanVectorEnv",
+    "aec_env",
+    "env_ids",
+]
 
 #: The id of the default environment (mediumClassic).
 DEFAULT_ID = "Pacman-v0"
@@ -66,12 +77,21 @@ def aec_env(layout: Any = "mediumClassic", **kwargs: Any) -> PacmanAECEnv:
     return PacmanAECEnv(layout=layout, **kwargs)
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("PacmanEnv", "ACTIONS"):
-        from pacman.envs import single
+_LAZY = {
+    "ACTIONS": "pacman.envs.single",
+    "PacmanEnv": "pacman.envs.single",
+    "PacmanVectorEnv": "pacman.envs.vector",
+    "PacmanAECEnv": "pacman.envs.aec",
+}
 
-        return getattr(single, name)
-    raise AttributeError(f"module 'pacman.envs' has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pacman.envs' has no attribute {name!r}")
+    if module == "pacman.envs.aec":
+        require("pettingzoo")
+    return getattr(importlib.import_module(module), name)
 
 
 _register()
