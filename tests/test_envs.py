@@ -544,3 +544,28 @@ def test_check_env_on_a_directly_built_env_adds_only_the_no_spec_notice():
         check_env(PacmanEnv("smallClassic"))
     assert len(caught) == 1
     assert "Not able to test alternative render modes" in str(caught[0].message)
+
+
+def test_partial_reset_matches_sync():
+    from gymnasium.vector import AutoresetMode
+
+    def run(mode, **kwargs):
+        envs = gym.make_vec(
+            "pacman.envs:Pacman-smallClassic-v0",
+            num_envs=3,
+            vectorization_mode=mode,
+            max_episode_steps=30,
+            **kwargs,
+        )
+        record = [envs.reset(seed=5)]
+        for row in np.random.default_rng(0).integers(0, 5, size=(120, 3)):
+            step = envs.step(row)
+            record.append(step)
+            done = step[2] | step[3]
+            if done.any():
+                record.append(envs.reset(options={"reset_mask": done}))
+        envs.close()
+        return record
+
+    manual = {"autoreset_mode": AutoresetMode.DISABLED}
+    assert _same(run(None), run("sync", vector_kwargs=manual))

@@ -88,15 +88,25 @@ class PacmanVectorEnv(VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise PacmanError(f"reset got {len(seeds)} seeds for {self.num_envs} environments")
+        chosen = self._all
+        if options and "reset_mask" in options:
+            # Gymnasium's partial reset: only the games marked True start again.
+            options = dict(options)
+            chosen = np.asarray(options.pop("reset_mask"), dtype=bool)
+            if chosen.shape != (self.num_envs,) or not chosen.any():
+                raise PacmanError(
+                    f"options['reset_mask'] must be {self.num_envs} booleans, at least one True"
+                )
         for index, (env, game_seed) in enumerate(zip(self.envs, seeds, strict=True)):
+            if not chosen[index]:
+                continue
             env.reset(seed=game_seed, options=options)
             self._record(index, env, False)
             self._elapsed[index] = 0
-        self._rewards[:] = 0.0
-        self._terminations[:] = False
-        self._truncations[:] = False
-        self._autoreset[:] = False
-        return self._observations.copy(), self._info()
+            self._rewards[index] = 0.0
+            self._terminations[index] = self._truncations[index] = False
+            self._autoreset[index] = False
+        return self._observations.copy(), self._info(chosen)
 
     def step(
         self, actions: Any
@@ -146,12 +156,14 @@ class PacmanVectorEnv(VectorEnv):
         self._scores[index] = state.get_score()
         self._illegal[index] = illegal
 
-    def _info(self) -> dict[str, Any]:
-        return {
-            "action_mask": self._masks.copy(),
-            "_action_mask": self._all.copy(),
-            "score": self._scores.copy(),
-            "_score": self._all.copy(),
-            "illegal": self._illegal.copy(),
-            "_illegal": self._all.copy(),
-        }
+    def _info(self, chosen: np.ndarray | None = None) -> dict[str, Any]:
+        """The batched info; after a partial reset only the ``chosen`` games have entries."""
+        info = {"action_mask": self._masks, "score": self._scores, "illegal": self._illegal}
+        batched: dict[str, Any] = {}
+        for key, values in info.items():
+            values = values.copy()
+            if chosen is not None and chosen is not self._all:
+                values[~chosen] = 0
+            batched[key] = values
+            batched[f"_{key}"] = self._all.copy() if chosen is None else chosen.copy()
+        return batched
