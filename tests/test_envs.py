@@ -400,6 +400,15 @@ def test_custom_ghost_factory_gets_index_and_seeded_rng():
     env.reset(seed=0)
     env.step(1)
     assert [index for index, _ in made] == [1, 2]
+    assert all(rng is env._ghost_rng for _, rng in made)
+
+
+def test_ghost_classes_and_names_build_the_same_ghosts():
+    from pacman.ghosts import DirectionalGhost
+
+    by_class = _rollout(PacmanEnv("smallClassic", ghost=DirectionalGhost), seed=3, steps=100)
+    by_name = _rollout(PacmanEnv("smallClassic", ghost="DirectionalGhost"), seed=3, steps=100)
+    assert _same(by_class, by_name)
 
 
 # ---------------------------------------------------------------- rendering

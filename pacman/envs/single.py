@@ -14,7 +14,7 @@ from pacman.directions import ACTION_ORDER, STOP
 from pacman.envs import render as rendering
 from pacman.envs.observation import GridEncoder, action_mask
 from pacman.errors import IllegalActionError, PacmanError
-from pacman.ghosts import GHOST_TYPES
+from pacman.ghosts import GHOST_TYPES, GhostAgent
 from pacman.layout import Layout, load_layout
 from pacman.state import SCARED_TIME, GameState
 
@@ -27,6 +27,9 @@ GhostFactory = Callable[[int, random.Random], Any]
 
 def ghost_factory(ghost: str | GhostFactory) -> GhostFactory:
     """A ``(index, rng) -> agent`` builder from a ghost name or a callable."""
+    if isinstance(ghost, type) and issubclass(ghost, GhostAgent):
+        cls = ghost  # DirectionalGhost's second positional parameter is not the rng
+        return lambda index, rng: cls(index, rng=rng)
     if callable(ghost):
         return ghost
     name = _GHOST_ALIASES.get(str(ghost), str(ghost))
@@ -119,8 +122,9 @@ class PacmanEnv(gym.Env):
 
     - ``layout``: a bundled layout name, a ``.lay`` path or a ``Layout``.
     - ``num_ghosts``: at most this many ghosts (default: all of the layout's).
-    - ``ghost``: ``"random"`` (default), ``"directional"``, a CS188 class name,
-      or a callable ``(index, rng) -> agent`` with ``get_action(state)``.
+    - ``ghost``: ``"random"`` (default), ``"directional"``, a CS188 class name
+      or ghost class, or a callable ``(index, rng) -> agent`` with
+      ``get_action(state)``.
     - ``illegal_action``: ``"stop"`` (default) or ``"error"``.
     - ``observation``: ``"grid"`` (default) or ``"dict"``.
     - ``per_ghost_channels``: one channel per ghost (default ``False``).
