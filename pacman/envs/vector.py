@@ -14,11 +14,18 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from pacman.envs.single import PacmanEnv
 from pacman.errors import PacmanError
+
+try:
+    from gymnasium.vector import AutoresetMode
+
+    _AUTORESET: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+except ImportError:  # gymnasium 1.0 has next-step autoreset only, and no name for it
+    _AUTORESET = {}
 
 
 class PacmanVectorEnv(VectorEnv):
@@ -33,7 +40,7 @@ class PacmanVectorEnv(VectorEnv):
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["rgb_array", "ansi"],
         "render_fps": 10,
-        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        **_AUTORESET,
     }
 
     def __init__(
