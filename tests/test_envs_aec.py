@@ -137,8 +137,9 @@ def test_truncation_after_max_cycles():
 def test_reset_from_a_state_and_rendering():
     layout = load_layout("smallClassic")
     start = GameState.initial(layout).generate_successor(0, "West")
-    with pytest.raises(PacmanError, match="reset"):
-        aec_env(layout=layout).observe("pacman_0")
+    for misuse in (lambda env: env.observe("pacman_0"), lambda env: env.step(1)):
+        with pytest.raises(PacmanError, match="reset"):
+            misuse(aec_env(layout=layout))
     env = aec_env(layout=layout, render_mode="ansi")
     env.reset(options={"state": start})
     assert env.game is start

@@ -88,6 +88,12 @@ class PacmanAECEnv(AECEnv):
             agent: spaces.Discrete(len(ACTIONS)) for agent in self.possible_agents
         }
         self.game: GameState | None = None
+        self.agents: list[str] = []
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict] = {}
         self._window: rendering.HumanView | None = None
         self._last_move: tuple[int, str, GameState] | None = None
 
@@ -147,6 +153,7 @@ class PacmanAECEnv(AECEnv):
         return self._encoder.array.copy()
 
     def step(self, action: Any) -> None:
+        self._require_game()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
