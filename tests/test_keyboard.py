@@ -76,6 +76,12 @@ def test_a_held_key_keeps_moving_until_a_wall(state):
     assert play(agent, state, 4) == ["East", "East", "Stop", "Stop"]
 
 
+def test_the_stop_key_stops_until_the_next_direction(state):
+    window = ScriptedWindow(["West", "Stop", None, "East"])
+    agent = KeyboardAgent(window=window)
+    assert play(agent, state, 4) == ["West", "Stop", "Stop", "East"]
+
+
 def test_without_a_window_the_agent_says_what_to_do(state, monkeypatch):
     from pacman.view import pygame_view
 

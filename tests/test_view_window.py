@@ -70,12 +70,12 @@ def test_the_window_opens_plays_a_short_game_and_closes(display):
 
 
 def test_moves_are_animated_when_the_frame_time_is_positive(display):
-    display.frame_time = 0.02
+    display.frame_time = 0.1  # about six frames per move at 60 fps
     frames = []
     real = display._redraw
     display._redraw = lambda positions=None: (frames.append(positions), real(positions))
-    result = small_game([display], max_moves=2).run()
-    assert display.moves == result.moves == 6
+    result = small_game([display], max_moves=1).run()
+    assert display.moves == result.moves == 3
     between = [p for p in frames if p is not None]
     assert between, "no in-between frames were drawn"
     # Every in-between position lies on the segment of the agent's move (x or y fractional).
@@ -154,6 +154,9 @@ def test_direction_keys_are_kept_for_the_keyboard_agent(display):
     assert display.take_direction() == "South"
     press(pygame.K_DOWN, up=True)
     assert display.take_direction() == "East"  # the key still held
+    press(pygame.K_q)
+    assert display.take_direction() == "Stop"  # CS188's stop key, not quit
+    assert PygameDisplay.active() is display
 
 
 def test_no_display_is_one_line_with_the_fix(monkeypatch):

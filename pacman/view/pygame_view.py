@@ -10,7 +10,7 @@ answering while paused.
 Keys: Space pauses and resumes, Right (while paused) plays one more move,
 ``+``/``-`` halve/double the frame time, Esc or closing the window raises
 ``pacman.game.QuitRequested``, which ends the run cleanly. Arrow keys and
-WASD are recorded for ``agents.keyboard.KeyboardAgent``, which reads them
+WASD (and Q, stop) are recorded for ``agents.keyboard.KeyboardAgent``, which reads them
 through ``take_direction()`` on the open window (``PygameDisplay.active()``).
 """
 
@@ -131,6 +131,7 @@ class PygameDisplay:
             pygame.K_w: "North",
             pygame.K_DOWN: "South",
             pygame.K_s: "South",
+            pygame.K_q: "Stop",  # CS188's stop key
         }
         _ACTIVE = self
 
@@ -188,7 +189,7 @@ class PygameDisplay:
 
     def _key_down(self, key: int) -> None:
         pygame = self._pygame
-        if key in (pygame.K_ESCAPE, pygame.K_q):
+        if key == pygame.K_ESCAPE:
             self._quit()
         elif key in (pygame.K_SPACE, pygame.K_p):
             self._paused = not self._paused
@@ -258,10 +259,9 @@ class PygameDisplay:
             duration = self.frame_time  # +/- during the move take effect at once
         self._positions = end
         self._mouth = 1.0
+        self.pump()  # a fast game draws at most 60 frames a second but always listens
         if duration > 0 or time.monotonic() - self._last_flip >= 1 / self.fps:
             self._redraw()
-        else:
-            self.pump()  # a fast game draws at most 60 frames a second but always listens
         self._wait_while_paused()
 
     def finish(self, state: GameState, result: GameResult) -> None:
