@@ -176,7 +176,8 @@ def diagnose(
         return [f"Diagnosis: your move and generated states are exactly those of {both[0]}."]
     if states:
         return [f"Diagnosis: your generated states are exactly those of {states[0]}."]
-    if moves:
+    if moves and generated == right_generated:
+        # A move alone is weak evidence; it explains the failure only when the expansion was right.
         return [f"Diagnosis: your move is the one chosen by {moves[0]}."]
     return []
 

@@ -134,7 +134,7 @@ def _shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def _namespace_script(config: SandboxConfig, inner: list[str]) -> str:
+def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> str:
     """Shell run as root inside fresh namespaces: hide, freeze, drop capabilities, exec Python."""
     lines = ["set -e"]
     own = config.code_dir
@@ -146,6 +146,7 @@ def _namespace_script(config: SandboxConfig, inner: list[str]) -> str:
         '/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) ;; *) mount -o remount,bind,ro "$m" 2>/dev/null || true ;; esac; done'
     )
     lines.append("mount -t tmpfs -o size=64m,mode=1777 none /tmp")
+    lines.append(f"mkdir -p {_shell_quote(scratch)}")
     for path in config.deny:
         if os.path.isdir(path):
             lines.append(
@@ -216,6 +217,8 @@ class Worker:
         self._next_id = 0
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         self._output_mark = 0
+        # The only folder the audit hook lets student code write to (and its TMPDIR).
+        self.scratch = tempfile.mkdtemp(prefix="pacman-scratch-")
         self._start()
 
     def _start(self) -> None:
@@ -233,16 +236,22 @@ class Worker:
             _PROJECT_ROOT,
         ]
         if self.isolation == "namespaces":
-            command = [*_unshare_prefix(), "/bin/sh", "-c", _namespace_script(config, inner)]
+            command = [
+                *_unshare_prefix(),
+                "/bin/sh",
+                "-c",
+                _namespace_script(config, inner, self.scratch),
+            ]
         elif self.isolation == "bwrap":
-            command = _bwrap_command(config, inner)
+            command = _bwrap_command(config, inner, self.scratch)
         else:
             command = inner
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "LANG": "C.UTF-8",
             "PYTHONHASHSEED": "0",
-            "HOME": tempfile.gettempdir(),
+            "HOME": self.scratch,
+            "TMPDIR": self.scratch,
         }
         try:
             self.process = subprocess.Popen(
@@ -265,7 +274,7 @@ class Worker:
             "cpu_seconds": config.limits.cpu_seconds,
             "fsize_mb": config.limits.fsize_mb,
             "deny": list(config.deny),
-            "writable": ["/tmp", tempfile.gettempdir()],
+            "writable": [self.scratch],
             "student": list(config.student_files),
             "path": [config.code_dir] if config.code_dir else [],
             "chdir": config.code_dir,
@@ -305,6 +314,7 @@ class Worker:
         self.kill()
         with contextlib.suppress(OSError):
             self._output.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
     def _fail(self, why: str) -> None:
         process = self.process

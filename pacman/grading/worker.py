@@ -173,6 +173,7 @@ class Worker:
         self.files: tuple[str, ...] = tuple(os.path.realpath(f) for f in setup.get("student", []))
         self.modules: list[Any] = []
         self.loaded = False
+        self.load_error: Failure | None = None
         self.agent: Any = None
         self.state: Any = None
         self.log: Any = None
@@ -201,8 +202,18 @@ class Worker:
 
     def load(self) -> None:
         if self.loaded:
+            if self.load_error is not None:
+                # A failed import fails every request the same way.
+                raise self.load_error
             return
         self.loaded = True
+        try:
+            self._import_all()
+        except Failure as failure:
+            self.load_error = failure
+            raise
+
+    def _import_all(self) -> None:
         for path in self.setup.get("student", []):
             name = os.path.splitext(os.path.basename(path))[0]
             spec = importlib.util.spec_from_file_location(name, path)

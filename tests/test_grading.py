@@ -1,0 +1,353 @@
+"""The autograder end to end: CS188's suite, the project's suite, broken and hostile submissions."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pacman.grading import main
+from pacman.grading.kinds import parse_ghosts
+from pacman.grading.testfile import TestFileError
+
+REPO = Path(__file__).resolve().parents[1]
+BERKELEY = REPO.parent / "shared" / "berkeley" / "test_cases"
+FIXTURES = REPO / "tests" / "fixtures" / "grading"
+
+needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkeley not present")
+
+# A few CS188 trees per question: enough to show each classic mistake, fast to run.
+MINI = {
+    "q2": ["0-small-tree", "2-1a-vary-depth", "2-1b-vary-depth"],
+    "q3": ["0-small-tree", "6-tied-root"],
+    "q4": ["0-expectimax1", "3-one-ghost-4level"],
+}
+
+
+def grader(capsys, *args: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def make_mini(root: Path) -> Path:
+    suite = root / "suite"
+    suite.mkdir()
+    (suite / "CONFIG").write_text('order: "q2 q3 q4"\n')
+    for question, tests in MINI.items():
+        (suite / question).mkdir()
+        shutil.copy(BERKELEY / question / "CONFIG", suite / question / "CONFIG")
+        for name in tests:
+            for ext in (".test", ".solution"):
+                shutil.copy(BERKELEY / question / (name + ext), suite / question / (name + ext))
+    return suite
+
+
+def make_submissions(root: Path, names: list[str]) -> Path:
+    folder = root / "submissions"
+    folder.mkdir()
+    for name in names:
+        (folder / name).mkdir()
+        shutil.copy(FIXTURES / name / "multiAgents.py", folder / name / "multiAgents.py")
+    return folder
+
+
+def read_grades(prefix: Path) -> tuple[dict[str, dict[str, str]], dict]:
+    with open(str(prefix) + ".csv", newline="") as handle:
+        rows = {row["submission"]: row for row in csv.DictReader(handle)}
+    with open(str(prefix) + ".json") as handle:
+        data = json.load(handle)
+    return rows, data
+
+
+def reports(data: dict, submission: str, question: str) -> str:
+    for record in data["submissions"]:
+        if record["submission"] == submission:
+            return "\n".join(t["report"] for t in record["questions"][question]["tests"])
+    raise KeyError(submission)
+
+
+def last_line(text: str) -> str:
+    return [line for line in text.splitlines() if line.strip()][-1]
+
+
+# ------------------------------------------------------------------------------ full suites
+
+
+@needs_berkeley
+def test_cs188_suite_full_marks_for_the_project_agents(capsys, tmp_path):
+    results = tmp_path / "results.json"
+    code, out, _ = grader(capsys, "--test-directory", BERKELEY, "--results", results)
+    assert code == 0
+    for question, points in [("q1", 4), ("q2", 5), ("q3", 5), ("q4", 5), ("q5", 6)]:
+        assert f"### Question {question}: {points}/{points} ###" in out
+    assert last_line(out) == "Total: 25/25"
+    assert out.count("*** PASS: ") == 87 and "*** FAIL" not in out
+    data = json.loads(results.read_text())
+    assert data["score"] == 25 and data["max_score"] == 25
+    assert [(t["name"], t["score"]) for t in data["tests"]] == [
+        ("Question q1", 4),
+        ("Question q2", 5),
+        ("Question q3", 5),
+        ("Question q4", 5),
+        ("Question q5", 6),
+    ]
+
+
+@needs_berkeley
+def test_cs188_suite_full_marks_for_a_cs188_style_file(capsys):
+    code, out, _ = grader(
+        capsys,
+        "--test-directory",
+        BERKELEY,
+        "--code-directory",
+        FIXTURES / "cs188_style",
+        "--student-code",
+        "multiAgents.py",
+    )
+    assert code == 0
+    assert last_line(out) == "Total: 25/25"
+    assert "*** FAIL" not in out
+
+
+def test_project_suite_full_marks_for_the_project_agents(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    code, out, _ = grader(capsys)
+    assert code == 0
+    assert last_line(out) == "Total: 25/25"
+    assert "*** PASS: test_cases/q3/5-sequence.test" in out
+
+
+# ------------------------------------------------------------------------------ broken code
+
+
+@needs_berkeley
+def test_broken_submissions_lose_the_right_question(capsys, tmp_path):
+    suite = make_mini(tmp_path)
+    names = [
+        "cs188_style",
+        "other_style",
+        "broken_ab_equality",
+        "broken_depth_per_agent",
+        "broken_expectimax_min",
+        "broken_ghost_max",
+    ]
+    folder = make_submissions(tmp_path, names)
+    code, out, _ = grader(capsys, "--test-directory", suite, "--submissions", folder, "-j", 2)
+    assert code == 0
+    rows, data = read_grades(folder / "grades")
+    grades = {name: (row["q2"], row["q3"], row["q4"], row["total"]) for name, row in rows.items()}
+    assert grades == {
+        "cs188_style": ("5", "5", "5", "15"),
+        "other_style": ("5", "5", "5", "15"),
+        "broken_ab_equality": ("5", "0", "5", "10"),
+        "broken_depth_per_agent": ("0", "5", "5", "10"),
+        "broken_expectimax_min": ("5", "5", "0", "10"),
+        "broken_ghost_max": ("0", "5", "5", "10"),
+    }
+    assert "broken_ab_equality: 10/15" in out
+    ab = reports(data, "broken_ab_equality", "q3")
+    assert (
+        "Diagnosis: your move and generated states are exactly those of alpha-beta pruning on "
+        "equality" in ab
+    )
+    assert "First departure: your search never generated C (reached from min2 by Right)" in ab
+    depth = reports(data, "broken_depth_per_agent", "q2")
+    assert "exactly those of depth counted per agent move instead of per round" in depth
+    assert "Diagnosis: your search asked for the score of a state that is neither" in depth
+    expecti = reports(data, "broken_expectimax_min", "q4")
+    assert "exactly those of ghosts taking the minimum (minimax) instead of the average" in expecti
+    assert "    Student move: Left\n***         Optimal move: Right" in expecti
+    ghost = reports(data, "broken_ghost_max", "q2")
+    assert "exactly those of ghosts treated as MAX (every agent maximising)" in ghost
+
+
+def test_sequence_compare_shows_where_the_expansions_part(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    code, out, _ = grader(
+        capsys,
+        "-t",
+        "test_cases/q3/5-sequence",
+        "--code-directory",
+        FIXTURES / "broken_ab_equality",
+    )
+    assert code == 0
+    assert "*** FAIL: test_cases/q3/5-sequence.test" in out
+    assert "First departure: successor call 6: expected m2 South D, yours root East m3." in out
+    assert "***         <> m2 South D" in out
+
+
+# ------------------------------------------------------------------------------ hostile code
+
+
+@needs_berkeley
+def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
+    suite = make_mini(tmp_path)
+    names = [
+        "hostile_infinite_loop",
+        "hostile_exit_at_import",
+        "hostile_os_exit",
+        "hostile_memory_bomb",
+        "hostile_fake_grades",
+        "hostile_monkeypatch",
+    ]
+    folder = make_submissions(tmp_path, names)
+    code, _out, _ = grader(
+        capsys,
+        "--test-directory",
+        suite,
+        "--submissions",
+        folder,
+        "--move-timeout",
+        3,
+        "--memory-limit",
+        512,
+        "-j",
+        2,
+    )
+    assert code == 0
+    rows, data = read_grades(folder / "grades")
+    grades = {name: (row["q2"], row["q3"], row["q4"], row["total"]) for name, row in rows.items()}
+    assert grades == {
+        "hostile_infinite_loop": ("5", "0", "5", "10"),
+        "hostile_exit_at_import": ("0", "0", "0", "0"),
+        "hostile_os_exit": ("0", "5", "5", "10"),
+        "hostile_memory_bomb": ("5", "5", "0", "10"),
+        "hostile_fake_grades": ("0", "5", "5", "10"),
+        # Its first answer is honest (the patches land while it is imported); every later
+        # answer goes through its forged functions and is graded as what it says.
+        "hostile_monkeypatch": ("0", "0", "0", "0"),
+    }
+    assert "Your code timed out: it did not answer within 3 s" in reports(
+        data, "hostile_infinite_loop", "q3"
+    )
+    assert "importing multiAgents.py: the code called sys.exit(0)" in reports(
+        data, "hostile_exit_at_import", "q4"
+    )
+    assert "Your code's process exited with status 3 (os._exit or a fatal error)." in reports(
+        data, "hostile_os_exit", "q2"
+    )
+    assert "ExpectimaxAgent.getAction: ran out of memory (limit 512 MB)" in reports(
+        data, "hostile_memory_bomb", "q4"
+    )
+    fake = reports(data, "hostile_fake_grades", "q2")
+    assert "***     | Total: 25/25" in fake
+    assert "\nTotal: 25/25" not in fake
+    patched = reports(data, "hostile_monkeypatch", "q3")
+    assert "Incorrect generated nodes for depth=3" in patched
+    assert "attack failed: SandboxViolation" in reports(data, "hostile_monkeypatch", "q2")
+
+
+@needs_berkeley
+def test_fake_grade_lines_never_reach_the_report(capsys, tmp_path):
+    suite = make_mini(tmp_path)
+    code, out, _ = grader(
+        capsys, "--test-directory", suite, "--code-directory", FIXTURES / "hostile_fake_grades"
+    )
+    assert code == 0
+    starts = [line for line in out.splitlines() if line.startswith(("Total:", "###", "*** PASS"))]
+    assert [line for line in starts if line.startswith("Total:")] == ["Total: 10/15"]
+    assert "### Question q2: 0/5 ###" in starts
+    assert "### Question q2: 5/5 ###" not in starts
+    assert "***     | ### Question q2: 5/5 ###" in out
+
+
+@needs_berkeley
+@pytest.mark.parametrize("isolation", ["auto", "process"])
+def test_solution_files_are_out_of_reach(capsys, tmp_path, isolation):
+    suite = make_mini(tmp_path)
+    canary = tmp_path / "canary.txt"
+    canary.write_text("original")
+    spy = tmp_path / "spy"
+    spy.mkdir()
+    text = (FIXTURES / "hostile_read_solutions" / "multiAgents.py").read_text()
+    text = text.replace("@TEST_DIRECTORY@", str(suite)).replace("@CANARY@", str(canary))
+    (spy / "multiAgents.py").write_text(text)
+    results = tmp_path / "r.json"
+    code, out, _ = grader(
+        capsys,
+        "--test-directory",
+        suite,
+        "--code-directory",
+        spy,
+        "-q",
+        "q2",
+        "--isolation",
+        isolation,
+        "--results",
+        results,
+    )
+    assert code == 0
+    assert last_line(out) == "Total: 0/5"
+    assert "***     | stolen answers: 0" in out
+    assert canary.read_text() == "original"
+    assert json.loads(results.read_text())["score"] == 0
+
+
+# ------------------------------------------------------------------------------ the command line
+
+
+@needs_berkeley
+def test_single_test_print_tests_and_gradescope_file(capsys, tmp_path, monkeypatch):
+    suite = make_mini(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = grader(
+        capsys, "-t", suite / "q2" / "0-small-tree", "-p", "--gradescope-output", "--mute"
+    )
+    assert code == 0
+    assert "***     alg: MinimaxAgent" in out
+    assert "*** PASS: suite/q2/0-small-tree.test" in out
+    data = json.loads((tmp_path / "gradescope_response.json").read_text())
+    assert (
+        data["score"] == 0 and data["tests"][0]["output"] == "*** PASS: suite/q2/0-small-tree.test"
+    )
+
+
+def test_user_mistakes_are_one_line_and_exit_2(capsys, tmp_path):
+    code, _out, err = grader(capsys, "--no-such-flag")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("autograder: ")
+    code, _out, err = grader(capsys, "--test-directory", tmp_path / "missing")
+    assert (code, err) == (2, f"autograder: {tmp_path / 'missing'}: no such test directory\n")
+    suite = tmp_path / "suite"
+    (suite / "q2").mkdir(parents=True)
+    (suite / "CONFIG").write_text('order: "q2"\n')
+    (suite / "q2" / "CONFIG").write_text('max_points: "5"\nclass: "PassAllTestsQuestion"\n')
+    (suite / "q2" / "bad.test").write_text('class: "GraphGameTreeTest"\nalg: MinimaxAgent\n')
+    code, _out, err = grader(capsys, "--test-directory", suite)
+    assert code == 2
+    assert err == (
+        f'autograder: {suite / "q2" / "bad.test"} line 2: expected key: "value" or '
+        'key: """ but found \'alg: MinimaxAgent\'\n'
+    )
+    assert "Traceback" not in err
+
+
+@needs_berkeley
+def test_generate_solutions_reproduces_cs188s(capsys, tmp_path):
+    suite = make_mini(tmp_path)
+    originals = {}
+    for solution in suite.glob("q*/*.solution"):
+        originals[solution.name + solution.parent.name] = solution.read_text()
+        solution.unlink()
+    code, out, _ = grader(capsys, "--test-directory", suite, "--generate-solutions")
+    assert code == 0 and "Wrote 7 solution files." in out
+    from pacman.grading.testfile import read_test_file
+
+    for solution in suite.glob("q*/*.solution"):
+        mine = read_test_file(solution)
+        theirs = originals[solution.name + solution.parent.name]
+        assert f'action: "{mine["action"]}"' in theirs
+        assert f'generated: "{mine["generated"]}"' in theirs
+
+
+def test_ghosts_field_is_parsed_without_eval():
+    assert parse_ghosts("[RandomGhost(1), DirectionalGhost(2, prob_attack=0.5)]", "x") == [
+        ("RandomGhost", [1], {}),
+        ("DirectionalGhost", [2], {"prob_attack": 0.5}),
+    ]
+    for text in ["[__import__('os').system('true')]", "[RandomGhost(open('f'))]", "RandomGhost(1)"]:
+        with pytest.raises(TestFileError, match="ghosts"):
+            parse_ghosts(text, "t.test line 3")
