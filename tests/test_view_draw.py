@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,9 @@ pytest.importorskip("pygame")
 from pacman.layout import parse_layout
 from pacman.state import GameState
 from pacman.view import draw as drawing
+
+#: The checkout, so child processes import this tree's packages.
+ROOT = Path(__file__).resolve().parents[1]
 
 # Pac-Man's corridor on the left; the ghost circles a pillar on the right and never reaches it.
 TINY = """
@@ -167,5 +171,7 @@ def test_importing_the_package_and_the_view_modules_does_not_import_pygame():
         "import sys, pacman, pacman.view, pacman.view.pygame_view, pacman.view.frames, "
         "agents.keyboard; print('pygame' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     assert out.stdout.strip() == "False"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,9 @@ pygame = pytest.importorskip("pygame")
 Image = pytest.importorskip("PIL.Image")
 drawing = pytest.importorskip("pacman.view.draw")
 from pacman.view.frames import FrameRecorder, gif_palette  # noqa: E402
+
+#: The checkout, so child processes import this tree's packages.
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class EastFirst(Agent):
@@ -169,6 +174,32 @@ def test_recording_needs_no_display(tmp_path):
         " observers=[recorder], max_moves=3)\n"
         "print(recorder.frames)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     assert out.stdout == "6\n"
     assert len(gif_frames(tmp_path / "headless.gif")) == 6
+
+
+def test_the_cli_records_a_gif_headless_with_one_frame_per_move(tmp_path):
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")
+    }
+    path = tmp_path / "cli.gif"
+    command = [sys.executable, "-m", "pacman", "-l", "smallClassic", "-p", "GreedyAgent", "-k", "2"]
+    out = subprocess.run(
+        [*command, "-q", "--seed", "3", "--max-moves", "4", "--gif", str(path), "-z", "0.5"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    assert "Game stopped after 4 Pac-Man moves" in out.stdout
+    frames = gif_frames(path)
+    assert len(frames) == 4 * 3
+    assert frames[0][0].size == (300, 123)

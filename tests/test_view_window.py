@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,9 @@ from pacman.view.pygame_view import PygameDisplay
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 pygame = pytest.importorskip("pygame")
 drawing = pytest.importorskip("pacman.view.draw")
+
+#: The checkout, so child processes import this tree's packages.
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class EastFirst(Agent):
@@ -182,9 +186,36 @@ def test_missing_pygame_is_one_line_with_the_install_hint():
     )
     env = dict(os.environ, SDL_VIDEODRIVER="dummy")
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
     )
     assert out.stdout == (
         "pygame is not installed: pip install 'pacman-multiagent[pygame]' for the window, "
         "or use -t/-q for text\n"
     )
+
+
+def test_the_cli_without_a_display_says_so_in_one_line_and_plays_in_text():
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")
+    }
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the DISPLAY check is Linux's")
+    command = [sys.executable, "-m", "pacman", "-l", "smallClassic", "-p", "AlphaBetaAgent"]
+    out = subprocess.run(
+        [*command, "--max-moves", "3", "--frameTime", "0", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr
+    warning = out.stderr.splitlines()
+    assert len(warning) == 1
+    assert warning[0].startswith(
+        "pacman: cannot open a window: no display, DISPLAY and WAYLAND_DISPLAY are unset "
+        "(use -t or -q for text, --gif FILE to record)"
+    )
+    assert "Score:" in out.stdout and "%%%%%%%%%%%%%%%%%%%%" in out.stdout  # the text board
