@@ -6,7 +6,9 @@ Actions are drawn up front (uniform over Discrete(5); with the default
 ``illegal_action="stop"`` a move into a wall is played as Stop), so the
 figures measure the environment, not the sampler. Episodes are reset when they
 end. Prints one line per configuration: the best of ``--repeat`` runs (other
-processes only ever slow a run down), then every run.
+processes only ever slow a run down), the rate per CPU second of this process
+(what an idle machine would show; not for async, whose work is in other
+processes), then every run.
 """
 
 from __future__ import annotations
@@ -26,52 +28,69 @@ from pacman.envs import aec_env
 from pacman.envs.single import PacmanEnv
 
 
-def single(env, steps: int, seed: int) -> float:
+class Clock:
+    """Wall-clock and this process's CPU seconds between start() and rates()."""
+
+    def start(self) -> None:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def rates(self, steps: int) -> tuple[float, float]:
+        """Steps per wall-clock second and per CPU second of this process."""
+        wall = time.perf_counter() - self.wall
+        cpu = time.process_time() - self.cpu
+        return steps / wall, steps / cpu if cpu > 0 else float("nan")
+
+
+def single(env, steps: int, seed: int) -> tuple[float, float]:
     actions = np.random.default_rng(seed).integers(0, 5, size=steps).tolist()
     env.reset(seed=seed)
-    started = time.perf_counter()
+    clock = Clock()
+    clock.start()
     for action in actions:
         _, _, terminated, truncated, _ = env.step(action)
         if terminated or truncated:
             env.reset()
-    return steps / (time.perf_counter() - started)
+    return clock.rates(steps)
 
 
-def masked(env, steps: int, seed: int) -> float:
+def masked(env, steps: int, seed: int) -> tuple[float, float]:
     """Legal random actions, chosen from info["action_mask"] (what a masked policy does)."""
     draws = np.random.default_rng(seed).random(steps).tolist()
     _, info = env.reset(seed=seed)
-    started = time.perf_counter()
+    clock = Clock()
+    clock.start()
     for draw in draws:
         legal = np.flatnonzero(info["action_mask"])
         _, _, terminated, truncated, info = env.step(int(legal[int(draw * len(legal))]))
         if terminated or truncated:
             _, info = env.reset()
-    return steps / (time.perf_counter() - started)
+    return clock.rates(steps)
 
 
 def vector(
     env_id: str, layout: str, num_envs: int, mode: str | None, steps: int, seed: int
-) -> float:
+) -> tuple[float, float]:
     """Sub-environment steps per second of make_vec (autoreset inside)."""
     envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode, layout=layout)
     try:
         rounds = max(1, steps // num_envs)
         actions = np.random.default_rng(seed).integers(0, 5, size=(rounds, num_envs))
         envs.reset(seed=seed)
-        started = time.perf_counter()
+        clock = Clock()
+        clock.start()
         for row in actions:
             envs.step(row)
-        return rounds * num_envs / (time.perf_counter() - started)
+        return clock.rates(rounds * num_envs)
     finally:
         envs.close()
 
 
-def aec(layout: str, steps: int, seed: int) -> float:
+def aec(layout: str, steps: int, seed: int) -> tuple[float, float]:
     env = aec_env(layout=layout)
     draws = np.random.default_rng(seed).random(steps).tolist()
     env.reset(seed=seed)
-    started = time.perf_counter()
+    clock = Clock()
+    clock.start()
     for draw in draws:
         observation, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
@@ -79,7 +98,7 @@ def aec(layout: str, steps: int, seed: int) -> float:
             continue
         legal = np.flatnonzero(observation["action_mask"])
         env.step(int(legal[int(draw * len(legal))]))
-    return steps / (time.perf_counter() - started)
+    return clock.rates(steps)
 
 
 def main() -> None:
@@ -117,11 +136,13 @@ def main() -> None:
         f"layout {layout}, {steps} steps a run, best of {args.repeat}, "
         f"{os.cpu_count()} CPUs, load average {load:.1f}"
     )
+    print(f"{'':48s} {'steps/s':>10s} {'per CPU s':>10s}  runs (steps/s)")
     for name, run in configurations:
         rates = [run() for _ in range(args.repeat)]
-        print(
-            f"{name:48s} {max(rates):>10,.0f} steps/s  (runs: {', '.join(f'{r:,.0f}' for r in rates)})"
-        )
+        best = max(wall for wall, _ in rates)
+        cpu = "-" if "async" in name else f"{max(c for _, c in rates):,.0f}"
+        runs = ", ".join(f"{wall:,.0f}" for wall, _ in rates)
+        print(f"{name:48s} {best:>10,.0f} {cpu:>10s}  {runs}")
 
 
 if __name__ == "__main__":
