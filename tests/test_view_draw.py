@@ -175,3 +175,21 @@ def test_importing_the_package_and_the_view_modules_does_not_import_pygame():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert out.stdout.strip() == "False"
+
+
+def test_the_death_animation_opens_upward_until_pacman_is_gone(state):
+    theme = drawing.CLASSIC
+    surface = drawing.pygame.Surface(drawing.frame_size(state.layout))
+    center = drawing.fit(surface.get_size(), state.layout).center(1, 3)
+    below, above = offset(center, 0, 0.3 * 30), offset(center, 0, -0.3 * 30)
+    drawing.draw(surface, state, theme, dying=0.5)
+    assert (pixel(surface, below), pixel(surface, above)) == (theme.pacman, theme.background)
+    drawing.draw(surface, state, theme, dying=1.0)
+    assert (pixel(surface, below), pixel(surface, above)) == (theme.background, theme.background)
+
+
+def test_the_window_icon_is_pacman_on_a_transparent_square():
+    image = drawing.icon(32)
+    assert image.get_size() == (32, 32)
+    assert tuple(image.get_at((0, 0))) == (0, 0, 0, 0)
+    assert tuple(image.get_at((8, 16))) == (*drawing.CLASSIC.pacman, 255)

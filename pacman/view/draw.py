@@ -49,6 +49,7 @@ __all__ = [
     "fit",
     "frame_size",
     "get_theme",
+    "icon",
     "render",
     "rgb_array",
 ]
@@ -140,6 +141,9 @@ LIGHT = Theme(
 )
 
 THEMES: dict[str, Theme] = {theme.name: theme for theme in (CLASSIC, LIGHT)}
+
+#: The colour of "GAME OVER".
+GAME_OVER_RED = (255, 60, 60)
 
 #: Scared ghosts blink when their timer is at or below this many of their moves.
 FLASH_BELOW = 10
@@ -290,11 +294,17 @@ def _draw_pacman(
     facing: str,
     mouth: float,
     color: Color,
+    dying: float = 0.0,
 ) -> None:
     cx, cy = center
     radius = cell * 0.45
     half_mouth = 5 + 40 * max(0.0, min(1.0, mouth))  # degrees either side of the facing direction
     facing_angle = _FACING_ANGLE.get(facing, 0.0)
+    if dying > 0:  # the arcade's death: facing up, the mouth opens until nothing is left
+        if dying >= 1:
+            return
+        facing_angle = 90.0
+        half_mouth = 45 + 135 * dying
     points = [(cx, cy)]
     steps = 28
     start = facing_angle + half_mouth
@@ -384,6 +394,7 @@ def draw(
     *,
     positions: Sequence[tuple[float, float]] | None = None,
     mouth: float = 0.6,
+    dying: float = 0.0,
     caption: str | None = None,
     banner: str | None = None,
 ) -> Geometry:
@@ -391,7 +402,7 @@ def draw(
 
     ``positions`` overrides where each agent is drawn (index 0 is Pac-Man), for
     smooth movement between cells; ``mouth`` is how open Pac-Man's mouth is (0
-    to 1); ``caption`` is shown at the right of the score bar (agent name, move
+    to 1); ``dying`` runs the death animation (0 to 1: gone); ``caption`` is shown at the right of the score bar (agent name, move
     count); ``banner`` over the maze (``None``: "YOU WIN!"/"GAME OVER" when the
     game is over, ``""``: nothing). Returns the geometry used, so callers can
     find cells on the surface.
@@ -436,13 +447,17 @@ def draw(
         )
     pacman = state.get_pacman_state()
     x, y = where[0] if where is not None else pacman.get_position()
-    _draw_pacman(surface, geometry.center(x, y), cell, pacman.get_direction(), mouth, theme.pacman)
+    _draw_pacman(
+        surface, geometry.center(x, y), cell, pacman.get_direction(), mouth, theme.pacman, dying
+    )
 
+    banner_color = theme.text
     if banner is None:
         banner = "YOU WIN!" if state.is_win() else "GAME OVER" if state.is_lose() else ""
+        banner_color = theme.score if state.is_win() else GAME_OVER_RED
     if banner:
         font = _font(max(10, round(cell * 1.4)))
-        text = font.render(banner, True, theme.score if state.is_win() else (255, 60, 60))
+        text = font.render(banner, True, banner_color)
         maze_w, maze_h = geometry.maze_size
         rect = text.get_rect(center=(geometry.left + maze_w // 2, geometry.top + maze_h // 2))
         shadow = pygame.Surface((rect.width + cell, rect.height + cell // 2))
@@ -464,6 +479,15 @@ def draw(
             text.get_rect(midright=(geometry.left + geometry.maze_size[0] - cell // 3, middle)),
         )
     return geometry
+
+
+def icon(size: int = 32, theme: Theme | str = CLASSIC) -> pygame.Surface:
+    """Pac-Man alone on a transparent square, for the window's icon."""
+    theme = get_theme(theme)
+    surface = pygame.Surface((size, size), pygame.SRCALPHA)
+    surface.fill((0, 0, 0, 0))
+    _draw_pacman(surface, (size // 2, size // 2), round(size / 0.95), "East", 1.0, theme.pacman)
+    return surface
 
 
 def render(

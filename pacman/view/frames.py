@@ -80,7 +80,7 @@ def gif_palette(theme: Any, size: int = 256) -> list[tuple[int, int, int]]:
         theme.pupil,
         theme.text,
         theme.score,
-        (255, 60, 60),  # the GAME OVER banner
+        (255, 60, 60),  # draw.GAME_OVER_RED, the GAME OVER banner
     ]
     for color in base:
         add(color)

@@ -99,6 +99,7 @@ class PygameDisplay:
             if not chosen and pygame.display.get_driver() in ("offscreen", "dummy"):
                 pygame.display.quit()  # SDL fell back to a window nobody can see
                 raise pygame.error(f"cannot connect to display {os.environ.get('DISPLAY', '')!r}")
+            pygame.display.set_icon(drawing.icon(32, self.theme))
             # Opened hidden now, so a failure is reported before any game; shown by initialize().
             self._screen = pygame.display.set_mode((320, 200), pygame.RESIZABLE | pygame.HIDDEN)
         except pygame.error as error:
@@ -113,6 +114,7 @@ class PygameDisplay:
         self._state: GameState | None = None
         self._positions: list[tuple[float, float]] = []
         self._mouth = 1.0
+        self._dying = 0.0
         self._moves = 0
         self._last_flip = 0.0
         self._paused = False
@@ -268,10 +270,15 @@ class PygameDisplay:
         self._state = state
         self._positions = self._agent_positions(state)
         hold = self.hold if self.hold is not None else min(1.5, 10 * self.frame_time)
-        until = time.monotonic() + hold
+        began = time.monotonic()
         self._redraw()
-        while time.monotonic() < until or self._paused:
-            self.idle()
+        try:
+            while (elapsed := time.monotonic() - began) < hold or self._paused:
+                if state.is_lose() and hold > 0:
+                    self._dying = min(1.0, elapsed / (0.75 * hold))
+                self.idle()
+        finally:
+            self._dying = 0.0
 
     def close(self) -> None:
         """Close the window (the run may go on without it)."""
@@ -296,7 +303,7 @@ class PygameDisplay:
             parts.append(self.agent_name)
         parts.append(f"move {self._moves}")
         if self._paused:
-            parts.append("PAUSED (space, right arrow steps)")
+            parts.append("space resumes, right arrow steps")
         if self._notice and time.monotonic() < self._notice_until:
             parts.append(self._notice)
         return "  ".join(parts)
@@ -311,7 +318,9 @@ class PygameDisplay:
             self.theme,
             positions=positions if positions is not None else self._positions,
             mouth=self._mouth,
+            dying=self._dying,
             caption=self._caption(),
+            banner="PAUSED" if self._paused and not self._state.is_terminal() else None,
         )
         self._pygame.display.flip()
         self._last_flip = time.monotonic()
