@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pacman.grading.kinds import Context, TestCase, TestResult, display, make_test
-from pacman.grading.sandbox import SandboxConfig, WorkerPool
+from pacman.grading.sandbox import SandboxConfig, SandboxError, WorkerPool
 from pacman.grading.testfile import TestFile, TestFileError, read_test_file
 
 QUESTION_KINDS = ("PassAllTestsQuestion", "PartialCreditQuestion", "NumberPassedQuestion")
@@ -155,7 +155,7 @@ def _read_solution(path: str) -> TestFile:
 def _safe_run(test: TestCase, ctx: Context, solution: TestFile) -> TestResult:
     try:
         return test.run(ctx.for_test(), solution)
-    except TestFileError:
+    except (TestFileError, SandboxError):
         raise
     except Exception as error:  # a grader bug must cost a test, not the whole run
         return test.result(False, [f"Grader error: {type(error).__name__}: {error}"])

@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from pacman.errors import PacmanError
 from pacman.grading import protocol
 
 _BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.grading.worker import main; main(sys.argv[1:3])"
@@ -65,6 +66,10 @@ class SandboxConfig:
     limits: Limits = field(default_factory=Limits)
     isolation: str = "auto"
     audit: bool = True
+
+
+class SandboxError(PacmanError):
+    """A worker could not be started at all: the grader itself cannot run."""
 
 
 class WorkerDied(Exception):
@@ -147,6 +152,8 @@ def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> 
     )
     lines.append("mount -t tmpfs -o size=64m,mode=1777 none /tmp")
     lines.append(f"mkdir -p {_shell_quote(scratch)}")
+    # /dev/shm is shared with the host and with other submissions' workers.
+    lines.append("mount -t tmpfs -o size=16m none /dev/shm 2>/dev/null || true")
     for path in config.deny:
         if os.path.isdir(path):
             lines.append(
@@ -163,19 +170,9 @@ def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> 
     return "\n".join(lines)
 
 
-def _bwrap_command(config: SandboxConfig, inner: list[str]) -> list[str]:
-    command = [
-        "bwrap",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-    ]
+def _bwrap_command(config: SandboxConfig, inner: list[str], scratch: str) -> list[str]:
+    command = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    command += ["--tmpfs", "/tmp", "--dir", scratch, "--tmpfs", "/dev/shm"]
     for path in config.deny:
         if os.path.isdir(path):
             command += ["--tmpfs", path]
@@ -285,11 +282,17 @@ class Worker:
             protocol.write_frame(self._wfd, setup, deadline)
             ready = protocol.read_frame(self._rfd, deadline)
         except protocol.ProtocolError as error:
-            self._fail(f"could not start ({error})")
-            raise WorkerDied(self.dead or "could not start") from None
+            # No student code has run yet: this is the grader's (or the machine's) problem.
+            self.kill()
+            self._output.seek(0)
+            said = self._output.read(2000).decode("utf-8", "replace").strip().splitlines()
+            detail = f": {said[-1]}" if said else ""
+            raise SandboxError(
+                f"could not start a student worker ({self.isolation} isolation, {error}){detail}"
+            ) from None
         if not (isinstance(ready, dict) and "ready" in ready):
-            self._fail("sent a malformed greeting")
-            raise WorkerDied(self.dead or "")
+            self.kill()
+            raise SandboxError("a student worker sent a malformed greeting")
 
     # -- life and death ------------------------------------------------------------------------
 
