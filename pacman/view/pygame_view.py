@@ -38,6 +38,10 @@ _FASTEST = 0.01  # a frame time below this becomes 0 (no animation)
 _SLOWEST = 2.0
 
 
+#: Platforms whose windows need an X11 or Wayland server (not macOS, where DISPLAY means XQuartz).
+_X11_PLATFORM = sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd"))
+
+
 def _missing_display() -> str | None:
     """Why no window can be opened here, if that is known before asking SDL."""
     if os.environ.get("SDL_VIDEODRIVER"):
@@ -87,8 +91,16 @@ class PygameDisplay:
         self.hold = hold
         self.title = title
         chosen = os.environ.get("SDL_VIDEODRIVER")
+        # Ctrl-C stays Python's KeyboardInterrupt instead of becoming a window-close event that
+        # would only be seen after the agent's current (maybe long) search.
+        os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
         try:
-            if not chosen and os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            if (
+                not chosen
+                and _X11_PLATFORM
+                and os.environ.get("DISPLAY")
+                and not os.environ.get("WAYLAND_DISPLAY")
+            ):
                 # Only X11 can work here; asking SDL for it spares a Wayland complaint on stderr.
                 os.environ["SDL_VIDEODRIVER"] = "x11"
             try:
