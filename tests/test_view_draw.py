@@ -193,3 +193,12 @@ def test_the_window_icon_is_pacman_on_a_transparent_square():
     assert image.get_size() == (32, 32)
     assert tuple(image.get_at((0, 0))) == (0, 0, 0, 0)
     assert tuple(image.get_at((8, 16))) == (*drawing.CLASSIC.pacman, 255)
+
+
+@pytest.mark.parametrize("zoom", [0.1, 0.25, 0.5, 0.8, 1.0, 1.03, 1.5, 2.0, 3.3])
+def test_a_frame_of_the_natural_size_is_drawn_at_the_zoom_cell_size(state, zoom):
+    size = drawing.frame_size(state.layout, zoom)
+    geometry = drawing.fit(size, state.layout)
+    assert geometry.cell == max(4, round(30 * zoom))
+    assert (geometry.left, geometry.top) == (0, 0)
+    assert geometry.maze_size[1] + geometry.bar_height == size[1]

@@ -179,7 +179,7 @@ class Geometry:
 
     @property
     def bar_height(self) -> int:
-        return max(12, round(self.cell * BAR_CELLS))
+        return _bar(self.cell)
 
     @property
     def maze_size(self) -> tuple[int, int]:
@@ -194,6 +194,11 @@ class Geometry:
         )
 
 
+def _bar(cell: int) -> int:
+    """The score bar's height for a cell size."""
+    return max(12, round(cell * BAR_CELLS))
+
+
 def _cell_for_zoom(zoom: float) -> int:
     return max(4, round(BASE_CELL * zoom))
 
@@ -201,14 +206,17 @@ def _cell_for_zoom(zoom: float) -> int:
 def frame_size(layout: Layout, zoom: float = 1.0) -> tuple[int, int]:
     """The natural (width, height) in pixels of a drawing of ``layout`` at ``zoom``."""
     cell = _cell_for_zoom(zoom)
-    return layout.width * cell, layout.height * cell + max(12, round(cell * BAR_CELLS))
+    return layout.width * cell, layout.height * cell + _bar(cell)
 
 
 def fit(size: tuple[int, int], layout: Layout) -> Geometry:
     """The largest whole-pixel cell that fits the maze and its bar in ``size``, centred."""
     width, height = size
-    cell = max(2, int(min(width / layout.width, height / (layout.height + BAR_CELLS))))
-    used_height = layout.height * cell + max(12, round(cell * BAR_CELLS))
+    cell = width // layout.width
+    while cell > 2 and layout.height * cell + _bar(cell) > height:
+        cell -= 1
+    cell = max(2, cell)
+    used_height = layout.height * cell + _bar(cell)
     return Geometry(
         cell=cell,
         left=(width - layout.width * cell) // 2,
