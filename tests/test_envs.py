@@ -114,6 +114,18 @@ def test_every_bundled_layout_has_an_id():
 def test_missing_dependency_gives_an_install_hint():
     with pytest.raises(PacmanError, match=r"pip install 'pacman-multiagent\[gym\]'"):
         require("gymnasium.no_such_module_here")
+    result = _python(
+        "import sys\n"
+        "sys.modules['gymnasium'] = None  # as if it were not installed\n"
+        "from pacman.errors import PacmanError\n"
+        "try:\n"
+        "    import pacman.envs\n"
+        "except PacmanError as error:\n"
+        "    print(error)\n"
+    )
+    assert result.stdout == (
+        "gymnasium is not installed; install it with: pip install 'pacman-multiagent[gym]'\n"
+    )
 
 
 # ---------------------------------------------------------- Gymnasium checks
