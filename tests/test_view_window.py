@@ -219,3 +219,27 @@ def test_the_cli_without_a_display_says_so_in_one_line_and_plays_in_text():
         "(use -t or -q for text, --gif FILE to record)"
     )
     assert "Score:" in out.stdout and "%%%%%%%%%%%%%%%%%%%%" in out.stdout  # the text board
+
+
+def test_a_display_that_cannot_be_reached_is_one_line_too():
+    if not sys.platform.startswith("linux"):
+        pytest.skip("X11 displays are Linux's here")
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("WAYLAND_DISPLAY", "SDL_VIDEODRIVER")
+    }
+    env["DISPLAY"] = ":87"  # no X server listens there
+    code = (
+        "from pacman.errors import DisplayUnavailable\n"
+        "from pacman.view.pygame_view import PygameDisplay\n"
+        "try:\n    PygameDisplay()\nexcept DisplayUnavailable as error:\n    print(error)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60
+    )
+    lines = out.stdout.splitlines()
+    assert len(lines) == 1, out
+    assert lines[0].startswith("cannot open a window: ")
+    assert lines[0].endswith(" (use -t or -q for text, --gif FILE to record)")
+    assert ":87" in lines[0]  # SDL's words vary with its version; the display is always named
