@@ -244,10 +244,18 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
 @needs_berkeley
 def test_fake_grade_lines_never_reach_the_report(capsys, tmp_path):
     suite = make_mini(tmp_path)
+    results = tmp_path / "results.json"
     code, out, _ = grader(
-        capsys, "--test-directory", suite, "--code-directory", FIXTURES / "hostile_fake_grades"
+        capsys,
+        "--test-directory",
+        suite,
+        "--code-directory",
+        FIXTURES / "hostile_fake_grades",
+        "--results",
+        results,
     )
     assert code == 0
+    assert json.loads(results.read_text())["score"] == 10
     starts = [line for line in out.splitlines() if line.startswith(("Total:", "###", "*** PASS"))]
     assert [line for line in starts if line.startswith("Total:")] == ["Total: 10/15"]
     assert "### Question q2: 0/5 ###" in starts
@@ -351,3 +359,17 @@ def test_ghosts_field_is_parsed_without_eval():
     for text in ["[__import__('os').system('true')]", "[RandomGhost(open('f'))]", "RandomGhost(1)"]:
         with pytest.raises(TestFileError, match="ghosts"):
             parse_ghosts(text, "t.test line 3")
+
+
+@needs_berkeley
+def test_course_folder_layout(capsys, tmp_path, monkeypatch):
+    # CS188's usage: the student's file and test_cases/ side by side, graded from that folder.
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copy(FIXTURES / "cs188_style" / "multiAgents.py", course / "multiAgents.py")
+    shutil.copytree(make_mini(tmp_path), course / "test_cases")
+    monkeypatch.chdir(course)
+    code, out, _ = grader(capsys, "--code-directory", ".", "--gradescope-output")
+    assert code == 0
+    assert last_line(out) == "Total: 15/15"
+    assert json.loads((course / "gradescope_response.json").read_text())["score"] == 15

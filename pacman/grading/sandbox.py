@@ -68,6 +68,27 @@ class SandboxConfig:
     audit: bool = True
 
 
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(os.path.join(folder, ""))
+
+
+def hidden_paths(config: SandboxConfig) -> list[str]:
+    """The folders to hide from the worker, minus any holding what the worker needs to run.
+
+    ``--code-directory .`` in a course folder may hold the grader itself: that folder stays
+    visible (read-only), while the suite inside it is still hidden.
+    """
+    needed = [os.path.realpath(p) for p in (_PROJECT_ROOT, sys.prefix, sys.base_prefix)]
+    if config.code_dir:
+        needed.append(os.path.realpath(config.code_dir))
+    found = []
+    for path in config.deny:
+        real = os.path.realpath(path)
+        if not any(_inside(need, real) for need in needed) and real not in found:
+            found.append(real)
+    return found
+
+
 class SandboxError(PacmanError):
     """A worker could not be started at all: the grader itself cannot run."""
 
@@ -154,7 +175,7 @@ def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> 
     lines.append(f"mkdir -p {_shell_quote(scratch)}")
     # /dev/shm is shared with the host and with other submissions' workers.
     lines.append("mount -t tmpfs -o size=16m none /dev/shm 2>/dev/null || true")
-    for path in config.deny:
+    for path in hidden_paths(config):
         if os.path.isdir(path):
             lines.append(
                 f"mount -t tmpfs -o size=4k,mode=0755,ro none {_shell_quote(path)} 2>/dev/null || true"
@@ -173,7 +194,7 @@ def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> 
 def _bwrap_command(config: SandboxConfig, inner: list[str], scratch: str) -> list[str]:
     command = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     command += ["--tmpfs", "/tmp", "--dir", scratch, "--tmpfs", "/dev/shm"]
-    for path in config.deny:
+    for path in hidden_paths(config):
         if os.path.isdir(path):
             command += ["--tmpfs", path]
     if config.code_dir:
@@ -270,7 +291,7 @@ class Worker:
             "memory_mb": config.limits.memory_mb,
             "cpu_seconds": config.limits.cpu_seconds,
             "fsize_mb": config.limits.fsize_mb,
-            "deny": list(config.deny),
+            "deny": hidden_paths(config),
             "writable": [self.scratch],
             "student": list(config.student_files),
             "path": [config.code_dir] if config.code_dir else [],
