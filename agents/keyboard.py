@@ -4,8 +4,8 @@ The agent reads the keys the open ``PygameDisplay`` records (its
 ``take_direction()``), so it needs that window: run ``pacman`` without
 ``-t``/``-q``. Pac-Man keeps going the way it was last sent, as in the
 arcade: a held key keeps it moving, and a turn asked for before a junction
-is taken as soon as it becomes possible. Until the first key is pressed
-the game waits.
+is taken as soon as it becomes possible; Q stops it. Until the first key
+is pressed the game waits.
 """
 
 from __future__ import annotations

@@ -7,11 +7,15 @@ calls ``initialize``/``update``/``finish``; each move is animated for
 ``frame_time`` seconds at 60 frames per second, and the window keeps
 answering while paused.
 
-Keys: Space pauses and resumes, Right (while paused) plays one more move,
-``+``/``-`` halve/double the frame time, Esc or closing the window raises
-``pacman.game.QuitRequested``, which ends the run cleanly. Arrow keys and
-WASD (and Q, stop) are recorded for ``agents.keyboard.KeyboardAgent``, which reads them
-through ``take_direction()`` on the open window (``PygameDisplay.active()``).
+Keys: Space (or P) pauses and resumes, Right (while paused) plays one more
+move, ``+``/``-`` halve/double the frame time, Esc or closing the window
+raises ``pacman.game.QuitRequested``, which ends the run cleanly. Arrow keys,
+WASD and Q (CS188's stop key) are recorded for
+``agents.keyboard.KeyboardAgent``, which reads them through
+``take_direction()`` on the open window (``PygameDisplay.active()``).
+
+While an agent is thinking the window is not redrawn: the game loop and the
+window share one thread, as SDL wants its events read on the main thread.
 """
 
 from __future__ import annotations
