@@ -73,8 +73,23 @@ def test_the_window_opens_plays_a_short_game_and_closes(display):
         display.update(result.final_state, 0, "Stop")
 
 
-def test_moves_are_animated_when_the_frame_time_is_positive(display):
-    display.frame_time = 0.1  # about six frames per move at 60 fps
+class SteppingClock:
+    """Stands in for ``time`` in the window: every reading is 5 ms after the previous one."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def monotonic(self):
+        self.now += 0.005
+        return self.now
+
+
+def test_moves_are_animated_when_the_frame_time_is_positive(display, monkeypatch):
+    from pacman.view import pygame_view
+
+    monkeypatch.setattr(pygame_view, "time", SteppingClock())  # no dependence on real time
+    display.frame_time = 0.1
+    display.fps = 1000  # the frame limiter need not sleep here
     frames = []
     real = display._redraw
     display._redraw = lambda positions=None: (frames.append(positions), real(positions))
