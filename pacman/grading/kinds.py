@@ -193,7 +193,7 @@ class GraphGameTreeTest(TestCase):
                 )
             error = reply.get("error")
             if error is not None:
-                error = f"Your code raised an error: {str(error)[:2000]}"
+                error = f"Error in your code: {str(error)[:2000]}"
         except ReplyError as problem:
             worker.kill()
             return None, [], _worker_problem(problem), output
@@ -364,7 +364,7 @@ class _Channel:
             if self.budget is not None:
                 self.budget -= time.monotonic() - tic
         if reply.get("error") is not None:
-            self.fail(f"Your agent raised an error: {str(reply['error'])[:2000]}")
+            self.fail(f"Error in your code: {str(reply['error'])[:2000]}")
         return reply
 
     def action(self, reply: dict[str, Any]) -> str:
@@ -465,7 +465,9 @@ class PacmanGameTreeTest(TestCase):
                 return move
 
         ghosts = [DirectionalGhost(i + 1, rng=rng) for i in range(self.num_ghosts)]
-        game = Game(state, [Grading(), *ghosts], observers=[moves], catch_exceptions=True)
+        # Named after the student's class, so the game's own messages name it.
+        pacman = type(self.alg, (Grading,), {})()
+        game = Game(state, [pacman, *ghosts], observers=[moves], catch_exceptions=True)
         result = game.run()
         if channel.failure is not None:
             failure = channel.failure
@@ -492,7 +494,8 @@ class PacmanGameTreeTest(TestCase):
 
         def ask(step: int, state: Any, action: str, explored: int, channel: _Channel) -> str:
             if step >= len(optimal):
-                channel.fail("The game went on longer than the recorded one.")
+                # Pac-Man plays recorded moves, so this is the suite's fault, not the student's.
+                raise _RemoteFailure("the game went on longer than the recorded one", False)
             right_count = False
             optimal_here = False
             for i, (actions, count) in enumerate(optimal[step]):
@@ -670,11 +673,11 @@ class EvalAgentTest(TestCase):
     def generate(self, ctx: Context) -> dict[str, str]:
         return {}
 
-    def _play_all(self, ctx: Context) -> tuple[list[Any], int, list[str], str]:
+    def _play_all(self, ctx: Context) -> tuple[list[Any], int, dict[str, int], str]:
         rng = random.Random(self.seed)
         results = []
         timeouts = 0
-        problems: list[str] = []
+        problems: dict[str, int] = {}
         outputs: list[str] = []
         last_worker = None
         for _ in range(self.num_games):
@@ -685,8 +688,8 @@ class EvalAgentTest(TestCase):
             last_worker = worker
             results.append(result)
             timeouts += timed_out
-            if result.crashed and result.crash and len(problems) < 3:
-                problems.append(result.crash)
+            if result.crashed and result.crash:
+                problems[result.crash] = problems.get(result.crash, 0) + 1
             outputs.append(worker.output())
         return results, timeouts, problems, "".join(outputs)
 
@@ -725,7 +728,8 @@ class EvalAgentTest(TestCase):
 
         ghosts = [GHOST_TYPES[name](*args, **kwargs, rng=rng) for name, args, kwargs in self.ghosts]
         state = GameState.initial(self.layout, len(self.ghosts))
-        game = Game(state, [Remote(), *ghosts], observers=[moves], catch_exceptions=True)
+        pacman = type(self.agent, (Remote,), {})()
+        game = Game(state, [pacman, *ghosts], observers=[moves], catch_exceptions=True)
         result = game.run()
         failure = channel.failure
         if failure is not None:
@@ -747,7 +751,9 @@ class EvalAgentTest(TestCase):
             f"{sum(1 for r in results if r.crashed) - timeouts} crashes",
             "Scores: " + ", ".join(f"{s:g}" for s in scores),
         ]
-        messages += [f"Problem: {p}" for p in problems]
+        for problem, games in list(problems.items())[:3]:
+            where = "1 game" if games == 1 else f"{games} games"
+            messages.append(f"Problem ({where}): {problem}")
         total = 0
         all_passed = True
         for name, minimum, thresholds in self.grading:
