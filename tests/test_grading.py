@@ -373,3 +373,32 @@ def test_course_folder_layout(capsys, tmp_path, monkeypatch):
     assert code == 0
     assert last_line(out) == "Total: 15/15"
     assert json.loads((course / "gradescope_response.json").read_text())["score"] == 15
+
+
+@needs_berkeley
+def test_numpy_imports_but_ctypes_calls_are_refused(capsys, tmp_path):
+    pytest.importorskip("numpy")
+    suite = make_mini(tmp_path)
+    student = tmp_path / "student"
+    student.mkdir()
+    text = (FIXTURES / "cs188_style" / "multiAgents.py").read_text()
+    probe = (
+        "import ctypes\nimport numpy\n"
+        "try:\n    ctypes.CDLL(None)\nexcept Exception as error:\n"
+        "    print('dlopen:', type(error).__name__)\n"
+    )
+    (student / "multiAgents.py").write_text(probe + text)
+    code, out, _ = grader(
+        capsys,
+        "--test-directory",
+        suite,
+        "--code-directory",
+        student,
+        "-q",
+        "q2",
+        "--isolation",
+        "process",
+    )
+    assert code == 0
+    assert last_line(out) == "Total: 5/5"
+    assert "***     | dlopen: SandboxViolation" in out

@@ -65,7 +65,7 @@ _DENIED_EVENTS = frozenset(
         "sys._current_frames",
     }
 )
-_DENIED_IMPORTS = frozenset({"ctypes", "_ctypes", "_posixsubprocess", "cffi", "_xxsubinterpreters"})
+_DENIED_IMPORTS = frozenset({"_posixsubprocess", "cffi", "_xxsubinterpreters"})
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
@@ -363,6 +363,10 @@ def serve(rfd: int, wfd: int) -> None:
         for name in ("MinimaxAgent", "ReflexAgent"):
             getattr(agents, name, None)
     if setup.get("audit", True):
+        # Libraries such as numpy import ctypes; loading it here (trusted) lets them import,
+        # while the hook still refuses every ctypes call and library load made later.
+        with contextlib.suppress(ImportError):
+            import ctypes  # noqa: F401
         _install_audit_hook(setup.get("deny", []), setup.get("writable", []))
     worker = Worker(setup)
     protocol.write_frame(wfd, {"ready": os.getpid()})
