@@ -135,6 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--gif", metavar="FILE", help="save each game as an animated GIF (needs no window)")
     add("--frames", metavar="DIR", help="save each frame as a PNG in DIR (needs no window)")
+    add(
+        "--theme",
+        choices=("classic", "light"),
+        default="classic",
+        help="colours of the window and frames",
+    )
     add("--version", action="version", version="pacman-multiagent 0.1.0")
     return parser
 
@@ -183,13 +189,14 @@ def _check(options: argparse.Namespace) -> None:
 
 
 def _numbered(path: str, index: int, count: int) -> str:
+    """``game.gif`` for a single game; ``game-1.gif``, ``game-2.gif``... for several (as CS188 counts)."""
     if count == 1:
         return path
     file = Path(path)
-    return str(file.with_name(f"{file.stem}-{index}{file.suffix}"))
+    return str(file.with_name(f"{file.stem}-{index + 1}{file.suffix}"))
 
 
-def _make_display(options: argparse.Namespace, wants_keyboard: bool) -> Any:
+def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name: str | None) -> Any:
     if options.quietTextGraphics:
         return None
     from pacman.view.text import TextDisplay
@@ -199,7 +206,12 @@ def _make_display(options: argparse.Namespace, wants_keyboard: bool) -> Any:
     try:
         from pacman.view.pygame_view import PygameDisplay
 
-        return PygameDisplay(zoom=options.zoom, frame_time=options.frameTime)
+        return PygameDisplay(
+            zoom=options.zoom,
+            frame_time=options.frameTime,
+            theme=options.theme,
+            agent_name=agent_name,
+        )
     except (DisplayUnavailable, ImportError) as error:
         if wants_keyboard:
             raise UsageError(
@@ -210,12 +222,21 @@ def _make_display(options: argparse.Namespace, wants_keyboard: bool) -> Any:
         return TextDisplay(frame_time=options.frameTime)
 
 
-def _frame_recorder(options: argparse.Namespace, index: int, count: int) -> Any:
+def _frame_recorder(
+    options: argparse.Namespace, index: int, count: int, agent_name: str | None
+) -> Any:
     from pacman.view.frames import FrameRecorder
 
     gif = _numbered(options.gif, index, count) if options.gif else None
     folder = _numbered(options.frames, index, count) if options.frames else None
-    return FrameRecorder(gif=gif, frames_dir=folder, zoom=options.zoom)
+    return FrameRecorder(
+        gif=gif,
+        frames_dir=folder,
+        zoom=options.zoom,
+        frame_time=options.frameTime,
+        theme=options.theme,
+        agent_name=agent_name,
+    )
 
 
 def _outcome_line(result: Any) -> str:
@@ -246,11 +267,18 @@ def _replay(options: argparse.Namespace) -> int:
     from pacman.runner import load_record, replay
 
     record = load_record(options.replay)
-    display = _make_display(options, wants_keyboard=False)
+    name = record.get("pacman")
+    display = _make_display(options, wants_keyboard=False, agent_name=name)
     observers = [display] if display is not None else []
     if options.gif or options.frames:
-        observers.append(_frame_recorder(options, 0, 1))
-    result = replay(record, observers)
+        observers.append(_frame_recorder(options, 0, 1, name))
+    try:
+        result = replay(record, observers)
+    finally:
+        for observer in observers:
+            close = getattr(observer, "close", None)
+            if close is not None:
+                close()
     print(_outcome_line(result))
     if result.score != record.get("score", result.score):
         print(
@@ -291,7 +319,7 @@ def _play(options: argparse.Namespace) -> int:
         if options.gif or options.frames:
             raise UsageError("--gif/--frames record games one at a time: leave out --jobs")
     else:
-        display = _make_display(options, wants_keyboard)
+        display = _make_display(options, wants_keyboard, pacman_class.__name__)
 
     count = options.numGames
     training = options.numTraining
@@ -307,12 +335,17 @@ def _play(options: argparse.Namespace) -> int:
         max_moves=options.max_moves,
     )
 
+    recorders: list[Any] = []
+
     def observers_for(index: int) -> list[Any]:
         if index < training:
             return []
         watching = [display] if display is not None else []
         if options.gif or options.frames:
-            watching.append(_frame_recorder(options, index - training, count - training))
+            recorders.append(
+                _frame_recorder(options, index - training, count - training, pacman_class.__name__)
+            )
+            watching.append(recorders[-1])
         return watching
 
     from pacman.game import QuitRequested
@@ -357,6 +390,8 @@ def _play(options: argparse.Namespace) -> int:
         print(f"pacman: {crash} (use -c to record crashes and go on)", file=sys.stderr)
         return 1
     finally:
+        for recorder in recorders:
+            recorder.close()  # a run stopped half way still leaves whole files
         if options.json and results:
             extra = {"pacman_args": agent_args, "ghost": options.ghosts}
             write_atomically(options.json, json_lines(results, extra))

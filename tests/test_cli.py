@@ -162,9 +162,9 @@ def test_json_record_and_replay_through_the_cli(capsys, tmp_path):
     assert code == 0
     games = [json.loads(line) for line in out_json.read_text().splitlines()]
     assert [g["seed"] for g in games] == [9, 10]
-    first = json.loads((tmp_path / "game-0.json").read_text())
+    first = json.loads((tmp_path / "game-1.json").read_text())
     assert first["score"] == games[0]["score"] and len(first["actions"]) == games[0]["moves"]
-    code, out, _ = run(capsys, "--replay", str(tmp_path / "game-1.json"), "-q")
+    code, out, _ = run(capsys, "--replay", str(tmp_path / "game-2.json"), "-q")
     assert code == 0 and out.strip().endswith(f"Score: {games[1]['score']:g}")
 
 
