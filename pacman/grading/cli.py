@@ -251,9 +251,15 @@ def write_json(path: str, data: Any) -> None:
 
 
 def _test_root(args: argparse.Namespace) -> str:
+    """``--test-directory``, else ./test_cases, else the project's own suite beside the package."""
     if args.test_root:
         return args.test_root
-    return "test_cases"
+    if os.path.isdir("test_cases"):
+        return "test_cases"
+    from pacman.grading.sandbox import PROJECT_ROOT
+
+    bundled = os.path.join(PROJECT_ROOT, "test_cases")
+    return bundled if os.path.isdir(bundled) else "test_cases"
 
 
 def make_config(

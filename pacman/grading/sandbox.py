@@ -39,7 +39,7 @@ from pacman.errors import PacmanError
 from pacman.grading import protocol
 
 _BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.grading.worker import main; main(sys.argv[1:3])"
-_PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 ISOLATION_MODES = ("auto", "namespaces", "bwrap", "process")
 
@@ -78,7 +78,7 @@ def hidden_paths(config: SandboxConfig) -> list[str]:
     ``--code-directory .`` in a course folder may hold the grader itself: that folder stays
     visible (read-only), while the suite inside it is still hidden.
     """
-    needed = [os.path.realpath(p) for p in (_PROJECT_ROOT, sys.prefix, sys.base_prefix)]
+    needed = [os.path.realpath(p) for p in (PROJECT_ROOT, sys.prefix, sys.base_prefix)]
     if config.code_dir:
         needed.append(os.path.realpath(config.code_dir))
     found = []
@@ -251,7 +251,7 @@ class Worker:
             _BOOT,
             str(to_child_r),
             str(from_child_w),
-            _PROJECT_ROOT,
+            PROJECT_ROOT,
         ]
         if self.isolation == "namespaces":
             command = [
@@ -270,6 +270,11 @@ class Worker:
             "PYTHONHASHSEED": "0",
             "HOME": self.scratch,
             "TMPDIR": self.scratch,
+            # One thread per numeric library: workers run side by side, and each BLAS thread
+            # reserves address space that counts against the memory limit.
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
         }
         try:
             self.process = subprocess.Popen(
