@@ -59,32 +59,54 @@ class GridEncoder:
                 if layout.is_wall(x, y):
                     walls[top - y, x] = 1.0
         self._walls = walls.copy()
-        # Cells this encoder marked for the agents, cleared before the next marks.
-        self._marked: list[tuple[int, int, int]] = []
+        # Writes go through a flat view: one integer index per cell is cheaper than three.
+        self._flat = self.array.reshape(-1)
+        self._plane = self.height * self.width
+        #: game position -> row * width + column, filled as positions are met.
+        self._offsets: dict[tuple[float, float], int] = {}
+        # Flat indices this encoder marked for the agents, cleared before the next marks.
+        self._marked: list[int] = []
         self._food = -1
         self._capsules = -1
+        #: The last fully built state and what it took: (state, array, marked, food, capsules).
+        self._saved: tuple | None = None
 
     def cell(self, position: tuple[float, float]) -> tuple[int, int]:
         """The ``(row, column)`` of a game position (half cells rounded as the text view does)."""
         x, y = position
         return self.height - 1 - int(y + 0.5), int(x + 0.5)
 
+    def _offset(self, position: tuple[float, float]) -> int:
+        offset = self._offsets.get(position)
+        if offset is None:
+            row, col = self.cell(position)
+            offset = self._offsets[position] = row * self.width + col
+        return offset
+
     def reset(self, state: GameState) -> np.ndarray:
         """Rebuild every channel from ``state``."""
         array = self.array
+        saved = self._saved
+        if saved is not None and saved[0] is state:
+            # Environments reset to the same initial state object: copy its channels back.
+            np.copyto(array, saved[1])
+            self._marked, self._food, self._capsules = list(saved[2]), saved[3], saved[4]
+            return array
         array[:] = 0.0
         array[WALLS] = self._walls
         top = self.height - 1
-        food = array[FOOD]
-        for x, y in state.get_food_positions():
-            food[top - y, x] = 1.0
+        food = state.get_food_positions()
+        if food:
+            xs, ys = zip(*food, strict=True)
+            array[FOOD, top - np.array(ys), np.array(xs)] = 1.0
         capsules = state.get_capsules()
         for x, y in capsules:
             array[CAPSULES, top - y, x] = 1.0
-        self._food = state.get_num_food()
+        self._food = len(food)
         self._capsules = len(capsules)
         self._marked = []
         self._mark_agents(state)
+        self._saved = (state, array.copy(), list(self._marked), self._food, self._capsules)
         return array
 
     def update(self, previous: GameState, state: GameState) -> np.ndarray:
@@ -94,50 +116,57 @@ class GridEncoder:
         food or one capsule is cleared there; any other change (a state that
         does not follow from ``previous``) rebuilds everything.
         """
+        flat = self._flat
         food = state.get_num_food()
         if food != self._food:
             if food != self._food - 1:
                 return self.reset(state)
-            row, col = self.cell(state.get_pacman_position())
-            self.array[FOOD, row, col] = 0.0
+            flat[FOOD * self._plane + self._offset(state.get_pacman_position())] = 0.0
             self._food = food
         capsules = len(state.get_capsules())
         if capsules != self._capsules:
             if capsules != self._capsules - 1:
                 return self.reset(state)
-            row, col = self.cell(state.get_pacman_position())
-            self.array[CAPSULES, row, col] = 0.0
+            flat[CAPSULES * self._plane + self._offset(state.get_pacman_position())] = 0.0
             self._capsules = capsules
-        array = self.array
-        for channel, row, col in self._marked:
-            array[channel, row, col] = 0.0
-        self._marked = []
+        for index in self._marked:
+            flat[index] = 0.0
         self._mark_agents(state)
-        return array
+        return self.array
 
     def _mark_agents(self, state: GameState) -> None:
-        array, marked, cell = self.array, self._marked, self.cell
-        row, col = cell(state.get_pacman_position())
-        array[PACMAN, row, col] = 1.0
-        marked.append((PACMAN, row, col))
-        scared_channel = self.scared_channel
+        flat, plane, offsets = self._flat, self._plane, self._offsets
+        position = state.get_pacman_position()
+        cell = offsets.get(position)
+        if cell is None:
+            cell = self._offset(position)
+        index = PACMAN * plane + cell
+        flat[index] = 1.0
+        marked = [index]
+        ghosts = (PACMAN + 1) * plane
+        scared = self.scared_channel * plane
         per_ghost = self.per_ghost_channels
-        for index, (position, timer) in enumerate(
-            zip(state.get_ghost_positions(), state.get_scared_timers(), strict=True)
-        ):
-            row, col = cell(position)
+        timers = state.get_scared_timers()
+        for number, position in enumerate(state.get_ghost_positions()):
+            cell = offsets.get(position)
+            if cell is None:
+                cell = self._offset(position)
+            timer = timers[number]
             if per_ghost:
-                channel = PACMAN + 1 + index
-                array[channel, row, col] = 1.0
-                marked.append((channel, row, col))
+                index = ghosts + number * plane + cell
+                flat[index] = 1.0
+                marked.append(index)
             elif not timer:
-                array[PACMAN + 1, row, col] = 1.0
-                marked.append((PACMAN + 1, row, col))
+                index = ghosts + cell
+                flat[index] = 1.0
+                marked.append(index)
             if timer:
+                index = scared + cell
                 value = timer / SCARED_TIME
-                if value > array[scared_channel, row, col]:
-                    array[scared_channel, row, col] = value
-                marked.append((scared_channel, row, col))
+                if value > flat[index]:
+                    flat[index] = value
+                marked.append(index)
+        self._marked = marked
 
 
 def action_mask(legal: list[str], order: tuple[str, ...]) -> np.ndarray:
