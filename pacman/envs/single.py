@@ -128,9 +128,11 @@ class PacmanEnv(gym.Env):
     - ``illegal_action``: ``"stop"`` (default) or ``"error"``.
     - ``observation``: ``"grid"`` (default) or ``"dict"``.
     - ``per_ghost_channels``: one channel per ghost (default ``False``).
-    - ``render_mode``: ``None``, ``"human"`` (pygame window), ``"rgb_array"``
-      (``(H*16, W*16, 3)`` ``uint8`` with the NumPy drawing; no display
-      needed) or ``"ansi"`` (the text board).
+    - ``render_mode``: ``None``, ``"human"`` (the game window, each step's
+      moves animated over ``1 / render_fps`` s), ``"rgb_array"`` (an
+      ``(height, width, 3)`` ``uint8`` frame, no display needed: the viewer's
+      drawing with pygame installed, else a 16-pixel-a-cell NumPy drawing) or
+      ``"ansi"`` (the text board).
 
     ## Version History
 
