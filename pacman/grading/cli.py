@@ -132,8 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--isolation",
         dest="isolation",
         choices=ISOLATION_MODES,
-        default="auto",
-        help="sandbox strength",
+        default=os.environ.get("PACMAN_GRADER_ISOLATION", "auto"),
+        help="sandbox strength (default: $PACMAN_GRADER_ISOLATION, else auto)",
     )
     add("--no-audit-hook", dest="audit", action="store_false", help=argparse.SUPPRESS)
     return parser

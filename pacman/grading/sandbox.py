@@ -427,11 +427,24 @@ class WorkerPool:
         if worker is None or not worker.alive:
             if worker is not None:
                 worker.close()
-            worker = Worker(self.config)
+            worker = self._start()
             self._local.worker = worker
             with self._lock:
                 self._all.append(worker)
         return worker
+
+    def _start(self) -> Worker:
+        while True:
+            try:
+                return Worker(self.config)
+            except SandboxError as error:
+                mode = resolve_isolation(self.config.isolation)
+                if self.config.isolation != "auto" or mode == "process":
+                    raise
+                # The probe passed but a real worker could not start: fall back, loudly.
+                with _probe_lock:
+                    _probed[mode] = False
+                print(f"autograder: warning: {error}; trying weaker isolation", file=sys.stderr)
 
     def close(self) -> None:
         with self._lock:
