@@ -27,7 +27,7 @@ from pacman.grading.runner import (
     load_single_test,
     load_suite,
 )
-from pacman.grading.sandbox import ISOLATION_MODES, Limits, SandboxConfig
+from pacman.grading.sandbox import ISOLATION_MODES, Limits, SandboxConfig, resolve_isolation
 
 PREFIX = "***     "
 
@@ -297,6 +297,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         os.chmod(stage, 0o755)
         staged = stage_student_code(args.code_root or ".", names, stage) if names else []
         config = make_config(args, stage, staged, [])
+        resolve_isolation(config.isolation)  # an unusable --isolation fails before any output
         if args.generate_solutions:
             count = generate_solutions(
                 questions, config, lambda line: print(line, file=out, flush=True)

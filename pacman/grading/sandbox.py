@@ -138,6 +138,9 @@ def resolve_isolation(requested: str) -> str:
         return "namespaces"
     if requested in ("auto", "bwrap") and _probe("bwrap"):
         return "bwrap"
+    if requested != "auto":
+        # Asked for by name: silently running with less protection would be a surprise.
+        raise SandboxError(f"--isolation {requested} does not work on this machine")
     return "process"
 
 
