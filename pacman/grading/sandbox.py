@@ -240,7 +240,11 @@ class Worker:
         self._output_mark = 0
         # The only folder the audit hook lets student code write to (and its TMPDIR).
         self.scratch = tempfile.mkdtemp(prefix="pacman-scratch-")
-        self._start()
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
 
     def _start(self) -> None:
         config = self.config
@@ -290,6 +294,8 @@ class Worker:
                 cwd=config.code_dir or tempfile.gettempdir(),
                 env=env,
             )
+        except OSError as error:
+            raise SandboxError(f"could not start a student worker: {error}") from None
         finally:
             os.close(to_child_r)
             os.close(from_child_w)
