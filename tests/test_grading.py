@@ -193,6 +193,7 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
         "hostile_memory_bomb",
         "hostile_fake_grades",
         "hostile_monkeypatch",
+        "hostile_borrow_reference",
     ]
     folder = make_submissions(tmp_path, names)
     code, _out, _ = grader(
@@ -220,6 +221,7 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
         # Its first answer is honest (the patches land while it is imported); every later
         # answer goes through its forged functions and is graded as what it says.
         "hostile_monkeypatch": ("0", "0", "0", "0"),
+        "hostile_borrow_reference": ("0", "0", "0", "0"),
     }
     assert "Your code timed out: it did not answer within 3 s" in reports(
         data, "hostile_infinite_loop", "q3"
@@ -239,6 +241,9 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
     patched = reports(data, "hostile_monkeypatch", "q3")
     assert "Incorrect generated nodes for depth=3" in patched
     assert "attack failed: SandboxViolation" in reports(data, "hostile_monkeypatch", "q2")
+    borrowed = reports(data, "hostile_borrow_reference", "q2")
+    assert "import agents: HiddenModule" in borrowed
+    assert "import pacman.grading.diagnose: HiddenModule" in borrowed
 
 
 @needs_berkeley

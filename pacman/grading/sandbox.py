@@ -68,6 +68,17 @@ class SandboxConfig:
     audit: bool = True
 
 
+#: The project's search code (relative to the project root): hidden from student code, which
+#: could otherwise import the reference agents or the grader's reference searches.
+REFERENCE_CODE = (
+    "agents",
+    os.path.join("pacman", "grading", "diagnose.py"),
+    os.path.join("pacman", "grading", "reference.py"),
+)
+#: The same, as module names, for the worker's import check.
+REFERENCE_MODULES = ("agents", "pacman.grading.diagnose", "pacman.grading.reference")
+
+
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(os.path.join(folder, ""))
 
@@ -82,7 +93,11 @@ def hidden_paths(config: SandboxConfig) -> list[str]:
     if config.code_dir:
         needed.append(os.path.realpath(config.code_dir))
     found = []
-    for path in config.deny:
+    deny = list(config.deny)
+    if config.student_files:
+        # Student code must not borrow the project's own answers.
+        deny += [os.path.join(PROJECT_ROOT, name) for name in REFERENCE_CODE]
+    for path in deny:
         real = os.path.realpath(path)
         if not any(_inside(need, real) for need in needed) and real not in found:
             found.append(real)
@@ -179,7 +194,9 @@ def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> 
     # /dev/shm is shared with the host and with other submissions' workers.
     lines.append("mount -t tmpfs -o size=16m none /dev/shm 2>/dev/null || true")
     for path in hidden_paths(config):
-        if os.path.isdir(path):
+        if os.path.isfile(path):
+            lines.append(f"mount --bind /dev/null {_shell_quote(path)}")
+        elif os.path.isdir(path):
             lines.append(
                 f"mount -t tmpfs -o size=4k,mode=0755,ro none {_shell_quote(path)} 2>/dev/null || true"
             )
@@ -198,7 +215,9 @@ def _bwrap_command(config: SandboxConfig, inner: list[str], scratch: str) -> lis
     command = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     command += ["--tmpfs", "/tmp", "--dir", scratch, "--tmpfs", "/dev/shm"]
     for path in hidden_paths(config):
-        if os.path.isdir(path):
+        if os.path.isfile(path):
+            command += ["--ro-bind", "/dev/null", path]
+        elif os.path.isdir(path):
             command += ["--tmpfs", path]
     if config.code_dir:
         command += ["--ro-bind", config.code_dir, config.code_dir, "--chdir", config.code_dir]
@@ -311,6 +330,7 @@ class Worker:
             "path": [config.code_dir] if config.code_dir else [],
             "chdir": config.code_dir,
             "audit": config.audit,
+            "hidden_modules": list(REFERENCE_MODULES) if config.student_files else [],
         }
         deadline = time.monotonic() + 30
         try:

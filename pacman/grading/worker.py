@@ -73,7 +73,13 @@ class SandboxViolation(PermissionError):
     """Raised by the audit hook for an operation the sandbox forbids."""
 
 
-def _install_audit_hook(denied_paths: list[str], writable: list[str]) -> None:
+class HiddenModule(ModuleNotFoundError):
+    """Raised by the audit hook for a module student code may not import."""
+
+
+def _install_audit_hook(
+    denied_paths: list[str], writable: list[str], hidden_modules: tuple[str, ...] = ()
+) -> None:
     denied = tuple(os.path.join(os.path.realpath(p), "") for p in denied_paths)
     denied_exact = tuple(os.path.realpath(p) for p in denied_paths)
     allowed_writes = (*tuple(os.path.join(os.path.realpath(p), "") for p in writable), "/dev/null")
@@ -114,7 +120,10 @@ def _install_audit_hook(denied_paths: list[str], writable: list[str]) -> None:
             if real is not None and hidden(real):
                 raise SandboxViolation(f"grader sandbox: listing {args[0]!r} is not allowed")
         elif event == "import":
-            if args[0] in _DENIED_IMPORTS:
+            name = args[0]
+            if any(name == m or name.startswith(m + ".") for m in hidden_modules):
+                raise HiddenModule(f"grader sandbox: {name} is not available to submissions")
+            if name in _DENIED_IMPORTS:
                 raise SandboxViolation(f"grader sandbox: importing {args[0]} is not allowed")
         elif event in _DENIED_EVENTS or event.startswith("ctypes."):
             raise SandboxViolation(f"grader sandbox: {event} is not allowed")
@@ -367,7 +376,11 @@ def serve(rfd: int, wfd: int) -> None:
         # while the hook still refuses every ctypes call and library load made later.
         with contextlib.suppress(ImportError):
             import ctypes  # noqa: F401
-        _install_audit_hook(setup.get("deny", []), setup.get("writable", []))
+        _install_audit_hook(
+            setup.get("deny", []),
+            setup.get("writable", []),
+            tuple(setup.get("hidden_modules", [])),
+        )
     worker = Worker(setup)
     protocol.write_frame(wfd, {"ready": os.getpid()})
     while True:
