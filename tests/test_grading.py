@@ -407,3 +407,26 @@ def test_numpy_imports_but_ctypes_calls_are_refused(capsys, tmp_path):
     assert code == 0
     assert last_line(out) == "Total: 5/5"
     assert "***     | dlopen: SandboxViolation" in out
+
+
+@needs_berkeley
+def test_generate_solutions_reproduces_cs188s_recorded_games(capsys, tmp_path):
+    # Best actions (ties included), explored counts with and without Stop, depth +-1 and the
+    # partial-ply bug, for every one of the 146 turns of each of CS188's three games.
+    suite = tmp_path / "games"
+    suite.mkdir()
+    (suite / "CONFIG").write_text('order: "q2 q3 q4"\n')
+    games = {"q2": "8-pacman-game", "q3": "8-pacman-game", "q4": "7-pacman-game"}
+    for question, name in games.items():
+        (suite / question).mkdir()
+        shutil.copy(BERKELEY / question / "CONFIG", suite / question / "CONFIG")
+        shutil.copy(BERKELEY / question / f"{name}.test", suite / question / f"{name}.test")
+    code, out, _ = grader(capsys, "--test-directory", suite, "--generate-solutions")
+    assert code == 0 and "Wrote 3 solution files." in out
+    from pacman.grading.testfile import read_test_file
+
+    for question, name in games.items():
+        mine = read_test_file(suite / question / f"{name}.solution")
+        theirs = read_test_file(BERKELEY / question / f"{name}.solution")
+        for key in ("optimalActions", "altDepthActions", "partialPlyBugActions"):
+            assert mine[key] == theirs[key], (question, key)
