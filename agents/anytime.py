@@ -41,7 +41,6 @@ __all__ = ["AnytimeAgent"]
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _CHECK_EVERY = 64  # nodes between clock reads
-LOSS_DELAY_WEIGHT = 50.0  # per ply a loss comes sooner
 
 
 class _OutOfTime(Exception):
@@ -49,7 +48,12 @@ class _OutOfTime(Exception):
 
 
 class AnytimeAgent(Agent):
-    """Iterative-deepening alpha-beta with a per-move time budget (``-a time=0.2``)."""
+    """Iterative-deepening alpha-beta with a per-move time budget (``-a time=0.2``).
+
+    ``loss_delay`` points are taken off a lost state for each ply it comes sooner than the
+    search horizon (and one point added to a won state), so among lost lines Pac-Man picks
+    the longest; ``max_depth`` caps the deepening, ``table_size`` the table.
+    """
 
     def __init__(
         self,
@@ -57,6 +61,7 @@ class AnytimeAgent(Agent):
         evalFn: EvalSpec = "better",
         max_depth: int | str = 50,
         table_size: int | str = 300_000,
+        loss_delay: float | str = 50.0,
         index: int = 0,
     ) -> None:
         super().__init__(index)
@@ -64,15 +69,15 @@ class AnytimeAgent(Agent):
             self.time_budget = float(time)
             self.max_depth = int(max_depth)
             self.table_size = int(table_size)
+            self.loss_delay = float(loss_delay)
         except (TypeError, ValueError) as error:
             raise AgentError(f"AnytimeAgent: bad argument ({error})") from None
         if self.time_budget <= 0 or self.max_depth < 1:
             raise AgentError("AnytimeAgent: time must be positive and max_depth at least 1")
         self.evaluation_function = resolve_evaluation(evalFn)
         self.table: dict[tuple[int, int], tuple[int, float, int, str | None]] = {}
+        #: Per move: nodes, evaluations, time and the depth of the deepest search finished.
         self.stats = SearchStats()
-        #: Depth of the last search finished, per move (for ``--stats`` and benchmarks).
-        self.depths: list[int] = []
 
     def register_initial_state(self, state: Any) -> None:
         self.table.clear()
@@ -105,8 +110,7 @@ class AnytimeAgent(Agent):
                 order.sort(key=lambda action: -values[action])  # stable: ties keep their order
                 if not self._cut_off:
                     break  # the whole game tree fits: deeper searches would change nothing
-        self.depths.append(finished)
-        self.stats.add(self._nodes, self._evaluations, time.perf_counter() - started)
+        self.stats.add(self._nodes, self._evaluations, time.perf_counter() - started, finished)
         return best
 
     def _root(self, state: Any, order: list[str], plies: int) -> tuple[str, dict[str, float]]:
@@ -143,7 +147,7 @@ class AnytimeAgent(Agent):
             # put off is often a loss avoided.
             if state.is_win():
                 return self.evaluation_function(state) + plies
-            return self.evaluation_function(state) - plies * LOSS_DELAY_WEIGHT
+            return self.evaluation_function(state) - plies * self.loss_delay
         if plies == 0:
             self._cut_off = True
             self._evaluations += 1

@@ -178,22 +178,30 @@ class SearchStats:
         self.evaluations = 0
         self.seconds = 0.0
         self.max_seconds = 0.0
+        self.depths: list[int] = []
 
-    def add(self, nodes: int, evaluations: int, seconds: float) -> None:
+    def add(self, nodes: int, evaluations: int, seconds: float, depth: int | None = None) -> None:
+        """Count one move; ``depth`` is the depth reached, for agents whose depth varies."""
         self.moves += 1
         self.nodes += nodes
         self.evaluations += evaluations
         self.seconds += seconds
         self.max_seconds = max(self.max_seconds, seconds)
+        if depth is not None:
+            self.depths.append(depth)
 
     def summary(self) -> str:
         moves = max(self.moves, 1)
         rate = self.nodes / self.seconds if self.seconds > 0 else 0.0
-        return (
+        text = (
             f"{self.moves} moves, {self.nodes} nodes ({self.nodes / moves:.0f}/move), "
             f"{self.evaluations} evaluations, {self.seconds / moves * 1000:.1f} ms/move "
             f"(max {self.max_seconds * 1000:.1f} ms), {rate:.0f} nodes/s"
         )
+        if self.depths:
+            mean = sum(self.depths) / len(self.depths)
+            text += f", depth {mean:.1f} on average ({min(self.depths)}-{max(self.depths)})"
+        return text
 
 
 def parse_depth(depth: int | str) -> int:

@@ -414,8 +414,9 @@ def test_anytime_agent_solves_a_small_tree_and_stops_deepening():
     agent = AnytimeAgent(time="5", evalFn="scoreEvaluationFunction")
     # The ladder ends after 4 rounds: depth 5 finds no state cut off, so deepening stops there.
     assert agent.get_action(LADDER.start) == "Right"
-    assert agent.depths == [5]
+    assert agent.stats.depths == [5]
     assert agent.stats.moves == 1
+    assert agent.stats.summary().endswith(", depth 5.0 on average (5-5)")
     # The table holds numbers only (hashes), never states.
     assert all(isinstance(key[0], int) for key in agent.table)
 
@@ -424,7 +425,7 @@ def test_anytime_agent_solves_a_small_tree_and_stops_deepening():
 def test_anytime_agent_at_a_fixed_depth_agrees_with_minimax(game, minimax_action):
     agent = AnytimeAgent(time=5, evalFn="scoreEvaluationFunction", max_depth="1")
     assert agent.get_action(game.start) == minimax_action
-    assert agent.depths == [1]
+    assert agent.stats.depths == [1]
 
 
 def test_anytime_agent_puts_off_a_loss():
@@ -437,7 +438,9 @@ def test_anytime_agent_puts_off_a_loss():
     )
     agent = AnytimeAgent(time=5, evalFn="score")
     assert agent.get_action(doomed.start) == "Later"
-    assert agent.depths == [2]  # depth 1 prefers "Now" (-1 against -1.5); depth 2 sees both losses
+    assert agent.stats.depths == [
+        2
+    ]  # depth 1 prefers "Now" (-1 against -1.5); depth 2 sees both losses
     assert AlphaBetaAgent(depth=3).get_action(doomed.start) == "Now"  # CS188's agents do not
 
 
