@@ -33,11 +33,15 @@ def grader(capsys, *args: object) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def make_mini(root: Path) -> Path:
+# One tree per question, for the hostile submissions (each timeout costs a full move limit).
+SMALL = {"q2": ["0-small-tree"], "q3": ["6-tied-root"], "q4": ["0-expectimax1"]}
+
+
+def make_mini(root: Path, tests_by_question: dict[str, list[str]] = MINI) -> Path:
     suite = root / "suite"
     suite.mkdir()
     (suite / "CONFIG").write_text('order: "q2 q3 q4"\n')
-    for question, tests in MINI.items():
+    for question, tests in tests_by_question.items():
         (suite / question).mkdir()
         shutil.copy(BERKELEY / question / "CONFIG", suite / question / "CONFIG")
         for name in tests:
@@ -185,7 +189,7 @@ def test_sequence_compare_shows_where_the_expansions_part(capsys, monkeypatch):
 
 @needs_berkeley
 def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
-    suite = make_mini(tmp_path)
+    suite = make_mini(tmp_path, SMALL)
     names = [
         "hostile_infinite_loop",
         "hostile_exit_at_import",
@@ -203,7 +207,7 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
         "--submissions",
         folder,
         "--move-timeout",
-        3,
+        5,
         "--memory-limit",
         512,
         "-j",
@@ -220,10 +224,10 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
         "hostile_fake_grades": ("0", "5", "5", "10"),
         # Its first answer is honest (the patches land while it is imported); every later
         # answer goes through its forged functions and is graded as what it says.
-        "hostile_monkeypatch": ("0", "0", "0", "0"),
+        "hostile_monkeypatch": ("5", "0", "0", "5"),
         "hostile_borrow_reference": ("0", "0", "0", "0"),
     }
-    assert "Your code timed out: it did not answer within 3 s" in reports(
+    assert "Your code timed out: it did not answer within 5 s" in reports(
         data, "hostile_infinite_loop", "q3"
     )
     assert "importing multiAgents.py: the code called sys.exit(0)" in reports(
@@ -240,6 +244,7 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
     assert "\nTotal: 25/25" not in fake
     patched = reports(data, "hostile_monkeypatch", "q3")
     assert "Incorrect generated nodes for depth=3" in patched
+    assert "Student generated nodes: max\n" in patched
     assert "attack failed: SandboxViolation" in reports(data, "hostile_monkeypatch", "q2")
     borrowed = reports(data, "hostile_borrow_reference", "q2")
     assert "import agents: HiddenModule" in borrowed

@@ -256,7 +256,6 @@ class Worker:
         self.dead: str | None = None
         self._next_id = 0
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
-        self._output_mark = 0
         # The only folder the audit hook lets student code write to (and its TMPDIR).
         self.scratch = tempfile.mkdtemp(prefix="pacman-scratch-")
         try:
@@ -421,24 +420,31 @@ class Worker:
             raise WorkerDied(self.dead or "") from None
 
     def mark_output(self) -> None:
-        """Start collecting the student's output for a new test."""
+        """Start collecting the student's output for a new test.
+
+        The file is emptied, so a long-lived worker's output never grows past one test's
+        (the file-size limit applies to it too). The worker shares the file's offset, so
+        rewinding it makes the next write land at the start.
+        """
+        fd = self._output.fileno()
         try:
-            self._output_mark = os.fstat(self._output.fileno()).st_size
-        except OSError:
-            self._output_mark = 0
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+        except (OSError, ValueError):
+            pass
 
     def output(self) -> str:
         """What the student's code printed since :meth:`mark_output`, cut to the limit."""
         limit = self.config.limits.output_bytes
         try:
-            size = os.fstat(self._output.fileno()).st_size
-            os.lseek(self._output.fileno(), self._output_mark, os.SEEK_SET)
-            data = os.read(self._output.fileno(), min(size - self._output_mark, limit + 1))
+            fd = self._output.fileno()
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, min(size, limit + 1), 0)  # pread: the shared offset stays put
         except (OSError, ValueError):
             return ""
         text = data.decode("utf-8", errors="replace")
         if len(data) > limit:
-            text = text[:limit] + f"\n[... {size - self._output_mark - limit} more bytes cut]"
+            text = text[:limit] + f"\n[... {size - limit} more bytes cut]"
         return text
 
 
