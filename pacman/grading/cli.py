@@ -258,8 +258,14 @@ def _test_root(args: argparse.Namespace) -> str:
         return "test_cases"
     from pacman.grading.sandbox import PROJECT_ROOT
 
-    bundled = os.path.join(PROJECT_ROOT, "test_cases")
-    return bundled if os.path.isdir(bundled) else "test_cases"
+    # A checkout keeps the suite beside the package; a wheel may ship it inside (pacman/test_cases).
+    for bundled in (
+        os.path.join(PROJECT_ROOT, "test_cases"),
+        os.path.join(PROJECT_ROOT, "pacman", "test_cases"),
+    ):
+        if os.path.isdir(bundled):
+            return bundled
+    return "test_cases"
 
 
 def make_config(
