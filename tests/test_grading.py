@@ -435,3 +435,38 @@ def test_generate_solutions_reproduces_cs188s_recorded_games(capsys, tmp_path):
         theirs = read_test_file(BERKELEY / question / f"{name}.solution")
         for key in ("optimalActions", "altDepthActions", "partialPlyBugActions"):
             assert mine[key] == theirs[key], (question, key)
+
+
+@needs_berkeley
+def test_several_student_files_import_each_other_once(capsys, tmp_path):
+    suite = make_mini(tmp_path, SMALL)
+    student = tmp_path / "student"
+    student.mkdir()
+    text = (FIXTURES / "cs188_style" / "multiAgents.py").read_text()
+    (student / "multiAgents.py").write_text("from helpers import announce\nannounce()\n" + text)
+    (student / "helpers.py").write_text(
+        "print('helpers imported')\n\n\ndef announce():\n    print('announced')\n"
+    )
+    code, out, _ = grader(
+        capsys,
+        "--test-directory",
+        suite,
+        "--code-directory",
+        student,
+        "--student-code",
+        "multiAgents.py,helpers.py",
+        "-j",
+        1,
+    )
+    assert code == 0
+    assert last_line(out) == "Total: 15/15"
+    assert out.count("***     | helpers imported") == 1
+    assert out.count("***     | announced") == 1
+
+
+def test_pacman_autograde_subcommand(capsys, monkeypatch):
+    from pacman.cli import main as pacman_main
+
+    monkeypatch.chdir(REPO)
+    assert pacman_main(["autograde", "-q", "q4", "--mute"]) == 0
+    assert last_line(capsys.readouterr().out) == "Total: 5/5"

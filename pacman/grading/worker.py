@@ -225,6 +225,13 @@ class Worker:
     def _import_all(self) -> None:
         for path in self.setup.get("student", []):
             name = os.path.splitext(os.path.basename(path))[0]
+            present = sys.modules.get(name)
+            if present is not None and os.path.realpath(
+                getattr(present, "__file__", None) or ""
+            ) == os.path.realpath(path):
+                # Already imported by an earlier student file: one module, one execution.
+                self.modules.append(present)
+                continue
             spec = importlib.util.spec_from_file_location(name, path)
             if spec is None or spec.loader is None:
                 raise Failure("import", f"{os.path.basename(path)} cannot be imported")
