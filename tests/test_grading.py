@@ -316,7 +316,9 @@ def test_single_test_print_tests_and_gradescope_file(capsys, tmp_path, monkeypat
         capsys, "-t", suite / "q2" / "0-small-tree", "-p", "--gradescope-output", "--mute"
     )
     assert code == 0
-    assert "***     alg: MinimaxAgent" in out
+    assert "*** Test suite/q2/0-small-tree.test:" in out
+    assert '***     alg: "MinimaxAgent"' in out
+    assert "***     root pacLeft minLeft" in out
     assert "*** PASS: suite/q2/0-small-tree.test" in out
     data = json.loads((tmp_path / "gradescope_response.json").read_text())
     assert (

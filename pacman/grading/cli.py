@@ -187,9 +187,23 @@ def format_test(result: Any, mute: bool) -> list[str]:
     return [*lines, head] if result.max_points else [head, *lines]
 
 
-def question_block(question: Question, outcome: QuestionResult, mute: bool) -> str:
+def test_listing(test: Any) -> list[str]:
+    """``-p``: the test file as written, each line behind the report's prefix."""
+    try:
+        with open(test.path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError:
+        text = ""
+    return [f"*** Test {test.display_path}:", *(PREFIX + line for line in text.splitlines())]
+
+
+def question_block(
+    question: Question, outcome: QuestionResult, mute: bool, print_tests: bool = False
+) -> str:
     lines = [f"Question {question.name}", "=" * (9 + len(question.name)), ""]
-    for result in outcome.tests:
+    for (test, _), result in zip(question.tests, outcome.tests, strict=True):
+        if print_tests:
+            lines += test_listing(test)
         lines += format_test(result, mute)
     for message in outcome.messages:
         lines.append(f"*** {message}")
@@ -313,27 +327,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         print(f"Starting on {time.strftime('%m-%d at %H:%M:%S')}", file=out)
         print("", file=out, flush=True)
 
-        def show_test(test: Any) -> None:
-            if args.print_tests:
-                print(f"*** Test {test.display_path}:", file=out)
-                for key, value in test.test.items():
-                    print(f"***     {key}: {value}", file=out)
-                out.flush()
-
         def show(question: Question, outcome: QuestionResult) -> None:
             if args.run_test:
-                for result in outcome.tests:
-                    print("\n".join(format_test(result, args.mute)), file=out, flush=True)
+                for (test, _), result in zip(question.tests, outcome.tests, strict=True):
+                    lines = test_listing(test) if args.print_tests else []
+                    lines += format_test(result, args.mute)
+                    print("\n".join(lines), file=out, flush=True)
                 return
-            print(question_block(question, outcome, args.mute), file=out, flush=True)
+            block = question_block(question, outcome, args.mute, args.print_tests)
+            print(block, file=out, flush=True)
 
-        result = grade(
-            questions,
-            config,
-            jobs=args.jobs or os.cpu_count() or 1,
-            on_question=show,
-            on_test_start=show_test,
-        )
+        result = grade(questions, config, jobs=args.jobs or os.cpu_count() or 1, on_question=show)
     if not args.run_test:
         print(summary_block(result), file=out, flush=True)
     data = results_json(result, args.mute)
