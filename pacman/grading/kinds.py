@@ -99,6 +99,8 @@ class TestCase:
     """Base class of the test kinds."""
 
     kind = "TestCase"
+    #: Whether a missing .solution file is an error (EvalAgentTest needs none).
+    needs_solution = True
 
     def __init__(self, path: str, test: TestFile, display_path: str) -> None:
         self.path = path
@@ -636,6 +638,7 @@ class EvalAgentTest(TestCase):
     """Games with the student's agent; points for average score, games without timeout, wins."""
 
     kind = "EvalAgentTest"
+    needs_solution = False
 
     def check(self) -> None:
         from pacman.layout import load_layout
