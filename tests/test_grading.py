@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -472,3 +474,58 @@ def test_pacman_autograde_subcommand(capsys, monkeypatch):
     monkeypatch.chdir(REPO)
     assert pacman_main(["autograde", "-q", "q4", "--mute"]) == 0
     assert last_line(capsys.readouterr().out) == "Total: 5/5"
+
+
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+
+@needs_berkeley
+@pytest.mark.skipif(
+    not (hasattr(os, "geteuid") and os.geteuid() == 0 and SYSTEM_PYTHON.exists()),
+    reason="needs root and a system Python that an unprivileged user can run",
+)
+def test_root_process_mode_runs_student_code_as_nobody(tmp_path):
+    # Without namespaces or the audit hook, a root grader still keeps 0700 solutions away.
+    version = subprocess.run(
+        [SYSTEM_PYTHON, "-c", "import sys; print(sys.version_info >= (3, 10))"],
+        capture_output=True,
+        text=True,
+    )
+    if version.stdout.strip() != "True":
+        pytest.skip("the system Python is older than 3.10")
+    suite = make_mini(tmp_path, SMALL)
+    for path in [suite, *suite.rglob("*")]:
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    tmp_path.chmod(0o755)
+    spy = tmp_path / "spy"
+    spy.mkdir()
+    text = (FIXTURES / "hostile_read_solutions" / "multiAgents.py").read_text()
+    canary = tmp_path / "canary.txt"
+    canary.write_text("original")
+    text = text.replace("@TEST_DIRECTORY@", str(suite)).replace("@CANARY@", str(canary))
+    (spy / "multiAgents.py").write_text(text)
+    run = subprocess.run(
+        [
+            SYSTEM_PYTHON,
+            REPO / "autograder.py",
+            "--test-directory",
+            suite,
+            "--code-directory",
+            spy,
+            "-q",
+            "q2",
+            "--isolation",
+            "process",
+            "--no-audit-hook",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    if "reading 0-small-tree.solution failed" not in run.stdout:
+        pytest.skip("this machine cannot run student code as nobody")
+    assert run.returncode == 0
+    assert "***     | reading 0-small-tree.solution failed: PermissionError" in run.stdout
+    assert "***     | stolen answers: 0" in run.stdout
+    assert last_line(run.stdout) == "Total: 0/5"
+    assert canary.read_text() == "original"

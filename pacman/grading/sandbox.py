@@ -116,6 +116,9 @@ class WorkerTimeout(Exception):
     """The worker did not answer within the time allowed."""
 
 
+#: The user a root grader runs student code as in ``process`` mode, when it can.
+NOBODY = 65534
+
 _probe_lock = threading.Lock()
 _probed: dict[str, bool] = {}
 
@@ -139,6 +142,22 @@ def _probe(mode: str) -> bool:
             elif mode == "bwrap" and shutil.which("bwrap"):
                 command = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
                 ok = subprocess.run(command, capture_output=True, timeout=10).returncode == 0
+            elif mode == "nobody" and hasattr(os, "geteuid") and os.geteuid() == 0:
+                # Can an unprivileged user run this interpreter and import the worker?
+                boot = "import sys; sys.path.insert(0, sys.argv[1]); import pacman.grading.worker"
+                command = [sys.executable, "-I", "-B", "-c", boot, PROJECT_ROOT]
+                ok = (
+                    subprocess.run(
+                        command,
+                        capture_output=True,
+                        timeout=10,
+                        user=NOBODY,
+                        group=NOBODY,
+                        extra_groups=[],
+                        cwd="/",
+                    ).returncode
+                    == 0
+                )
         except (OSError, subprocess.SubprocessError):
             ok = False
         _probed[mode] = ok
@@ -301,6 +320,13 @@ class Worker:
             "OMP_NUM_THREADS": "1",
             "MKL_NUM_THREADS": "1",
         }
+        as_nobody: dict[str, Any] = {}
+        if self.isolation == "process" and _probe("nobody"):
+            # Root grading without namespaces: the student's code runs as an unprivileged
+            # user, so it cannot read root-only files (solutions with mode 0600), write the
+            # project, or signal the grader.
+            as_nobody = {"user": NOBODY, "group": NOBODY, "extra_groups": []}
+            os.chown(self.scratch, NOBODY, NOBODY)
         try:
             self.process = subprocess.Popen(
                 command,
@@ -311,6 +337,7 @@ class Worker:
                 start_new_session=True,
                 cwd=config.code_dir or tempfile.gettempdir(),
                 env=env,
+                **as_nobody,
             )
         except OSError as error:
             raise SandboxError(f"could not start a student worker: {error}") from None
