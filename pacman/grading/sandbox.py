@@ -209,7 +209,7 @@ def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> 
         '/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) ;; *) mount -o remount,bind,ro "$m" 2>/dev/null || true ;; esac; done'
     )
     lines.append("mount -t tmpfs -o size=64m,mode=1777 none /tmp")
-    lines.append(f"mkdir -p {_shell_quote(scratch)}")
+    lines.append(f"mkdir -p -m 1777 {_shell_quote(scratch)}")
     # /dev/shm is shared with the host and with other submissions' workers.
     lines.append("mount -t tmpfs -o size=16m none /dev/shm 2>/dev/null || true")
     for path in hidden_paths(config):
@@ -226,7 +226,12 @@ def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> 
         lines.append(f"mount -o remount,bind,ro {_shell_quote(own)}")
         lines.append(f"cd {_shell_quote(own)}")
     command = " ".join(_shell_quote(part) for part in inner)
-    lines.append(f"exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- {command}")
+    # Also leave root when an unprivileged user can run this Python: root-only files
+    # (a 0600 solution the covers missed) then stay unreadable too.
+    user = f"--reuid={NOBODY} --regid={NOBODY} --clear-groups " if _probe("nobody") else ""
+    lines.append(
+        f"exec setpriv {user}--bounding-set=-all --inh-caps=-all --no-new-privs -- {command}"
+    )
     return "\n".join(lines)
 
 
