@@ -28,11 +28,18 @@ def wheel(tmp_path_factory) -> Path:
     return found
 
 
-def test_the_wheel_ships_every_layout(wheel):
+def test_the_wheel_ships_every_layout_and_the_grading_suite(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     bundled = sorted(path.name for path in (ROOT / "layouts").glob("*.lay"))
     assert sorted(Path(n).name for n in names if n.startswith("pacman/layouts/")) == bundled
     assert {n.split("/")[0] for n in names} >= {"pacman", "agents"}
+    suite = sorted(
+        str(p.relative_to(ROOT)) for p in (ROOT / "test_cases").rglob("*") if p.is_file()
+    )
+    assert (
+        sorted(n.removeprefix("pacman/") for n in names if n.startswith("pacman/test_cases/"))
+        == suite
+    )
 
 
 def test_an_installed_copy_finds_layouts_by_name_away_from_the_checkout(wheel, tmp_path):
