@@ -49,8 +49,13 @@ def _layout(name: str) -> Layout:
     return load_layout(name)
 
 
-@lru_cache(maxsize=64)
 def _class(name: str, role: str) -> type:
+    # Keyed on the working directory too: a plain name may mean a class of ./*gents.py.
+    return _class_in(name, role, os.getcwd())
+
+
+@lru_cache(maxsize=64)
+def _class_in(name: str, role: str, folder: str) -> type:
     return find_class(name, role)
 
 

@@ -186,3 +186,19 @@ def test_python_m_pacman_runs_as_a_program():
     assert done.stderr.startswith("pacman: unknown agent 'GreedyAgnt'; did you mean GreedyAgent")
     assert done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
+
+
+def test_a_course_folder_agent_does_not_shadow_the_packaged_one_elsewhere(tmp_path, monkeypatch):
+    from pacman.runner import GameSpec, play
+
+    (tmp_path / "myAgents.py").write_text(
+        "from pacman.agent import Agent\n"
+        "class GreedyAgent(Agent):\n"
+        "    def get_action(self, state):\n"
+        "        return 'Stop'\n"
+    )
+    spec = GameSpec(layout="testClassic", pacman="GreedyAgent", max_moves=2)
+    monkeypatch.chdir(tmp_path)
+    assert [a for _, a in play(spec).actions[::2]] == ["Stop", "Stop"]
+    monkeypatch.undo()
+    assert "Stop" not in [a for i, a in play(spec).actions if i == 0]
