@@ -10,7 +10,7 @@ from pettingzoo import AECEnv
 
 from pacman.envs import render as rendering
 from pacman.envs.observation import GridEncoder, action_mask
-from pacman.envs.single import ACTIONS, as_layout
+from pacman.envs.single import ACTIONS, as_layout, starting_state
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.layout import Layout
 from pacman.state import GameState
@@ -104,18 +104,7 @@ class PacmanAECEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        state = self._initial
-        if options and options.get("state") is not None:
-            state = options["state"]
-            if not isinstance(state, GameState) or state.layout is not self.layout:
-                raise PacmanError(
-                    "options['state'] must be a GameState of this environment's layout"
-                )
-            if state.get_num_agents() != self.num_ghosts + 1:
-                raise PacmanError(
-                    f"options['state'] has {state.get_num_agents() - 1} ghosts; "
-                    f"this environment has {self.num_ghosts}"
-                )
+        state = starting_state(options, self._initial)
         self.game = state
         self._encoder.reset(state)
         self._cycles = 0

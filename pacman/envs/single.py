@@ -44,6 +44,21 @@ def as_layout(layout: str | Layout) -> Layout:
     return layout if isinstance(layout, Layout) else load_layout(layout)
 
 
+def starting_state(options: dict[str, Any] | None, initial: GameState) -> GameState:
+    """``options["state"]`` when given (checked against ``initial``'s game), else ``initial``."""
+    state = (options or {}).get("state")
+    if state is None:
+        return initial
+    if not isinstance(state, GameState) or state.layout is not initial.layout:
+        raise PacmanError("options['state'] must be a GameState of this environment's layout")
+    if state.get_num_agents() != initial.get_num_agents():
+        raise PacmanError(
+            f"options['state'] has {state.get_num_agents() - 1} ghosts; "
+            f"this environment has {initial.get_num_agents() - 1}"
+        )
+    return state
+
+
 class PacmanEnv(gym.Env):
     """Pac-Man on a CS188 maze, as a single-agent Gymnasium environment.
 
@@ -207,18 +222,7 @@ class PacmanEnv(gym.Env):
     ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         self._ghost_rng.seed(int(self.np_random.integers(2**63)))
-        state = self._initial
-        if options and options.get("state") is not None:
-            state = options["state"]
-            if not isinstance(state, GameState) or state.layout is not self.layout:
-                raise PacmanError(
-                    "options['state'] must be a GameState of this environment's layout"
-                )
-            if state.get_num_agents() != self.num_ghosts + 1:
-                raise PacmanError(
-                    f"options['state'] has {state.get_num_agents() - 1} ghosts; "
-                    f"this environment has {self.num_ghosts}"
-                )
+        state = starting_state(options, self._initial)
         self.state = state
         self._encoder.reset(state)
         if self._moves is not None:
