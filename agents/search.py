@@ -86,42 +86,6 @@ def search(
             following, next_d = 0, d - 1
         else:
             following, next_d = agent + 1, d
-        if following == 0 and next_d == 0:
-            # Children are at the depth limit: score them here, saving a call each.
-            if agent == 0:
-                best = -inf
-                for action in actions:
-                    nodes += 1
-                    evaluations += 1
-                    v = evaluate(successor(agent, action))
-                    if v > best:
-                        best = v
-                        if prune:
-                            if best > beta:
-                                return best
-                            if best > alpha:
-                                alpha = best
-                return best
-            if chance:
-                total = 0.0
-                for action in actions:
-                    nodes += 1
-                    evaluations += 1
-                    total += evaluate(successor(agent, action))
-                return total / len(actions)
-            best = inf
-            for action in actions:
-                nodes += 1
-                evaluations += 1
-                v = evaluate(successor(agent, action))
-                if v < best:
-                    best = v
-                    if prune:
-                        if best < alpha:
-                            return best
-                        if best < beta:
-                            beta = best
-            return best
         if agent == 0:
             best = -inf
             for action in actions:
