@@ -169,3 +169,18 @@ def test_reflex_agent_evaluates_actions(state):
     assert agent.evaluationFunction(state, "South") == agent.evaluate(state, "South")
     assert agent.get_action(state) == agent.getAction(state) == "South"
     assert agent.stats.moves == 2 and agent.stats.nodes == 6
+
+
+def test_nearest_food_walk_agrees_with_the_food_list():
+    # Many dots: the outward walk from Pac-Man; few dots: the list. Both give the same answer.
+    state = GameState.initial(load_layout("mediumClassic"))
+    seen = []
+    for action in ["West"] * 3 + ["North"] * 2 + ["West"] * 2 + ["South", "South"]:
+        if action in state.get_legal_actions(0):
+            state = state.generate_successor(0, action)
+        seen.append(features.nearest_food_distance(state))
+        assert seen[-1] == features.nearest_distance(state, features.food_positions(state))
+    assert state.get_num_food() > 6 and max(seen) > 0
+    few = GameState.initial(parse_layout("%%%%%%%\n%P...%%\n%%%%%%%", "few"))
+    assert features.nearest_food_distance(few) == 1
+    assert features.nearest_food_distance(few.generate_successor(0, "East")) == 1
