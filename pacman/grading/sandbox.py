@@ -83,13 +83,34 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(os.path.join(folder, ""))
 
 
+def runtime_paths() -> list[str]:
+    """The folders the worker's Python must see: the interpreter, its libraries and the project."""
+    paths = (
+        PROJECT_ROOT,
+        sys.prefix,
+        sys.base_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+    )
+    found: list[str] = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if real not in found:
+            found.append(real)
+    return found
+
+
+def _under_private_mounts(paths: list[str]) -> list[str]:
+    """Those of ``paths`` that the worker's private ``/tmp`` and ``/dev/shm`` would hide."""
+    return [p for p in paths if any(_inside(p, top) for top in ("/tmp", "/dev/shm"))]
+
+
 def hidden_paths(config: SandboxConfig) -> list[str]:
     """The folders to hide from the worker, minus any holding what the worker needs to run.
 
     ``--code-directory .`` in a course folder may hold the grader itself: that folder stays
     visible (read-only), while the suite inside it is still hidden.
     """
-    needed = [os.path.realpath(p) for p in (PROJECT_ROOT, sys.prefix, sys.base_prefix)]
+    needed = runtime_paths()
     if config.code_dir:
         needed.append(os.path.realpath(config.code_dir))
     found = []
@@ -197,8 +218,15 @@ def _shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> str:
-    """Shell run as root inside fresh namespaces: hide, freeze, drop capabilities, exec Python."""
+def _namespace_script(
+    config: SandboxConfig, inner: list[str], scratch: str, keep_fds: tuple[int, ...] = ()
+) -> str:
+    """Shell run as root inside fresh namespaces: hide, freeze, drop capabilities, exec Python.
+
+    ``keep_fds`` are the worker's pipes, which the script must not reuse or close.
+    """
+    # Two spare single-digit descriptors (all the shell supports) that are not the worker's pipes.
+    shm_fd, tmp_fd = [fd for fd in range(3, 10) if fd not in keep_fds][:2]
     lines = ["set -e"]
     own = config.code_dir
     if own:
@@ -208,10 +236,20 @@ def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> 
         "awk '{print $5}' /proc/self/mountinfo | while read -r m; do case \"$m\" in "
         '/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) ;; *) mount -o remount,bind,ro "$m" 2>/dev/null || true ;; esac; done'
     )
+    # Two descriptors keep the real /tmp and /dev/shm reachable under the private ones,
+    # so a virtualenv or checkout that lives there can be bound back, read-only.
+    lines.append(f"exec {shm_fd}</dev/shm {tmp_fd}</tmp")
     lines.append("mount -t tmpfs -o size=64m,mode=1777 none /tmp")
     lines.append(f"mkdir -p -m 1777 {_shell_quote(scratch)}")
     # /dev/shm is shared with the host and with other submissions' workers.
     lines.append("mount -t tmpfs -o size=16m none /dev/shm 2>/dev/null || true")
+    for path in _under_private_mounts(runtime_paths()):
+        top, fd = ("/tmp", tmp_fd) if _inside(path, "/tmp") else ("/dev/shm", shm_fd)
+        source = f"/proc/self/fd/{fd}{path[len(top) :]}"
+        lines.append(f"mkdir -p {_shell_quote(path)}")
+        lines.append(f"mount --no-canonicalize --bind {_shell_quote(source)} {_shell_quote(path)}")
+        lines.append(f"mount -o remount,bind,ro {_shell_quote(path)}")
+    lines.append(f"exec {shm_fd}<&- {tmp_fd}<&-")
     for path in hidden_paths(config):
         if os.path.isfile(path):
             lines.append(f"mount --bind /dev/null {_shell_quote(path)}")
@@ -238,6 +276,8 @@ def _namespace_script(config: SandboxConfig, inner: list[str], scratch: str) -> 
 def _bwrap_command(config: SandboxConfig, inner: list[str], scratch: str) -> list[str]:
     command = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     command += ["--tmpfs", "/tmp", "--dir", scratch, "--tmpfs", "/dev/shm"]
+    for path in _under_private_mounts(runtime_paths()):
+        command += ["--ro-bind", path, path]
     for path in hidden_paths(config):
         if os.path.isfile(path):
             command += ["--ro-bind", "/dev/null", path]
@@ -273,9 +313,9 @@ def _describe_exit(code: int | None, limits: Limits) -> str:
 class Worker:
     """One student worker process and its pipes."""
 
-    def __init__(self, config: SandboxConfig) -> None:
+    def __init__(self, config: SandboxConfig, isolation: str | None = None) -> None:
         self.config = config
-        self.isolation = resolve_isolation(config.isolation)
+        self.isolation = isolation or resolve_isolation(config.isolation)
         self.process: subprocess.Popen[bytes] | None = None
         self.dead: str | None = None
         self._next_id = 0
@@ -307,7 +347,7 @@ class Worker:
                 *_unshare_prefix(),
                 "/bin/sh",
                 "-c",
-                _namespace_script(config, inner, self.scratch),
+                _namespace_script(config, inner, self.scratch, (to_child_r, from_child_w)),
             ]
         elif self.isolation == "bwrap":
             command = _bwrap_command(config, inner, self.scratch)
@@ -502,10 +542,11 @@ class WorkerPool:
 
     def _start(self) -> Worker:
         while True:
+            # The mode is fixed before the attempt: another thread may downgrade it meanwhile.
+            mode = resolve_isolation(self.config.isolation)
             try:
-                return Worker(self.config)
+                return Worker(self.config, mode)
             except SandboxError as error:
-                mode = resolve_isolation(self.config.isolation)
                 if self.config.isolation != "auto" or mode == "process":
                     raise
                 # The probe passed but a real worker could not start: fall back, loudly.
