@@ -8,6 +8,7 @@ prints one line and exits 1.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import random
 import sys
@@ -239,6 +240,14 @@ def _frame_recorder(
     )
 
 
+def _accepts(cls: type, keyword: str) -> bool:
+    try:
+        parameters = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == keyword or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
 def _outcome_line(result: Any) -> str:
     if result.crashed:
         return f"{result.crash}. Score: {result.score:g}"
@@ -297,7 +306,12 @@ def _play(options: argparse.Namespace) -> int:
     pacman_class = find_class(options.pacman)
     find_class(options.ghosts, "ghost")
     agent_args = parse_agent_args(options.agentArgs)
-    if options.numTraining and "numTraining" not in agent_args:
+    if (
+        options.numTraining
+        and "numTraining" not in agent_args
+        and _accepts(pacman_class, "numTraining")
+    ):
+        # As CS188 does, for learning agents; others would fail on an argument they never use.
         agent_args["numTraining"] = str(options.numTraining)
     wants_keyboard = pacman_class.__name__ == "KeyboardAgent"
     if wants_keyboard and (options.textGraphics or options.quietTextGraphics or options.jobs > 1):

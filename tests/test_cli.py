@@ -202,3 +202,38 @@ def test_a_course_folder_agent_does_not_shadow_the_packaged_one_elsewhere(tmp_pa
     assert [a for _, a in play(spec).actions[::2]] == ["Stop", "Stop"]
     monkeypatch.undo()
     assert "Stop" not in [a for i, a in play(spec).actions if i == 0]
+
+
+def test_training_games_are_played_but_not_counted(capsys, tmp_path):
+    agent_file = tmp_path / "learner.py"
+    agent_file.write_text(
+        "from pacman.agent import Agent\n"
+        "class Learner(Agent):\n"
+        "    def __init__(self, numTraining=0):\n"
+        "        super().__init__(0)\n"
+        "        self.training, self.games = int(numTraining), 0\n"
+        "    def final(self, state):\n"
+        "        self.games += 1\n"
+        "    def get_action(self, state):\n"
+        "        if self.training != 2:\n"
+        "            raise ValueError(f'numTraining is {self.training}')\n"
+        "        return 'Stop' if self.games < self.training else 'North'\n"
+    )
+    record = tmp_path / "game.json"
+    code, out, err = run(capsys, "-p", f"{agent_file}:Learner", "-l", "testClassic", "-q", "-n", "3",
+                         "-x", "2", "--max-moves", "1", "--record", str(record))  # fmt: skip
+    assert code == 0, err
+    assert out.splitlines() == [
+        "Game stopped after 1 Pac-Man moves. Score: -1",
+        "Average Score: -1.0",
+        "Scores:        -1.0",
+        "Win Rate:      0/1 (0.00)",
+        "Record:        Loss",
+    ]
+    # The one reported game is the third: the agent, told it trains for two, walks in it.
+    assert json.loads(record.read_text())["actions"][0] == [0, "North"]
+
+
+def test_agents_that_take_no_num_training_still_play_training_games(capsys):
+    code, out, _ = run(capsys, "-p", "GreedyAgent", "-l", "testClassic", "-q", "-n", "2", "-x", "1")
+    assert code == 0 and "Win Rate:      1/1" in out
