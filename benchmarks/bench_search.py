@@ -5,7 +5,9 @@
 For each search (alpha-beta with ``scoreEvaluationFunction``, then with
 ``better``; full-width minimax at depth 4 for comparison with CS188's
 0.45-0.65 s), prints the chosen action, the nodes and evaluations, and the
-median time of ``--repeat`` runs. Speed lives here, never in the tests.
+median time of ``--repeat`` runs. Then, for the anytime agent, the depth it
+finishes within each ``--budgets`` time (one move from the start, a fresh
+agent each time). Speed lives here, never in the tests.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import statistics
 import sys
 import time
 
+from agents.anytime import AnytimeAgent
 from agents.evaluation import betterEvaluationFunction, scoreEvaluationFunction
 from agents.search import ALPHABETA, MINIMAX, search
 from pacman.layout import load_layout
@@ -35,6 +38,7 @@ def main(argv=None) -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--depths", type=int, nargs="+", default=[3, 4])
     parser.add_argument("--layout", default="mediumClassic")
+    parser.add_argument("--budgets", type=float, nargs="*", default=[0.05, 0.2, 1.0])
     options = parser.parse_args(argv)
 
     state = GameState.initial(load_layout(options.layout))
@@ -54,6 +58,15 @@ def main(argv=None) -> None:
         print(
             f"{name:<28}{result.action:>7}{result.nodes:>9}{result.evaluations:>8}"
             f"{seconds:>10.4f}{result.nodes / seconds:>11.0f}"
+        )
+    for budget in options.budgets:
+        agent = AnytimeAgent(time=budget)
+        action = agent.get_action(state)
+        stats = agent.stats
+        name = f"anytime {budget:g} s (better)"
+        print(
+            f"{name:<28}{action:>7}{stats.nodes:>9}{stats.evaluations:>8}"
+            f"{stats.seconds:>10.4f}{stats.nodes / stats.seconds:>11.0f}  depth {stats.depths[0]}"
         )
 
 
