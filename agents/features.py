@@ -25,6 +25,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from pacman.errors import AgentError
 from pacman.state import maze_of
 
 __all__ = [
@@ -75,7 +76,7 @@ class MazeDistances:
 
     def _search(self, cell: Cell) -> dict[Cell, int]:
         if cell not in self._neighbours:
-            raise ValueError(f"maze distance: {cell} is not an open cell of the layout")
+            raise AgentError(f"maze distance: {cell} is not an open cell of the layout")
         found = {cell: 0}
         order = [(cell, 0)]
         neighbours = self._neighbours

@@ -94,7 +94,7 @@ def test_unreachable_and_wall_cells():
     walled = GameState.initial(parse_layout("%%%%%%\n%P%..%\n%%%%%%", "walled"))
     assert features.maze_distance(walled, (1, 1), (3, 1)) == math.inf
     assert features.nearest_food_distance(walled) == math.inf
-    with pytest.raises(ValueError, match=r"\(2, 1\) is not an open cell"):
+    with pytest.raises(AgentError, match=r"\(2, 1\) is not an open cell"):
         features.maze_distance(walled, (2, 1), (3, 1))
 
 
