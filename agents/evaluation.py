@@ -49,16 +49,16 @@ def betterEvaluationFunction(currentGameState: Any) -> float:
     the walk to the nearest dot FOOD_DISTANCE_WEIGHT a move, so eating always
     pays; each capsule left costs CAPSULE_WEIGHT; a scared ghost that Pac-Man
     can reach before its timer ends is a bonus shrinking with distance; an
-    unscared ghost one or two moves away is a penalty. A lost game is worth far
-    less than any other state, a won game its score.
+    unscared ghost one or two moves away is a penalty. A won game is worth its
+    score; a lost one LOSS_PENALTY less than its score and dots, so losing
+    never looks like a way to be rid of the dots left, however many there are.
     """
     state = currentGameState
-    score = state.get_score()
+    value = state.get_score() - FOOD_WEIGHT * state.get_num_food()
     if state.is_win():
-        return score
+        return value
     if state.is_lose():
-        return score - LOSS_PENALTY
-    value = score - FOOD_WEIGHT * state.get_num_food()
+        return value - LOSS_PENALTY
     value -= FOOD_DISTANCE_WEIGHT * nearest_food_distance(state)
     value -= CAPSULE_WEIGHT * len(state.get_capsules())
     for distance, scared in zip(ghost_distances(state), scared_times(state), strict=True):
