@@ -148,6 +148,7 @@ def test_a_capsule_scores_nothing_and_scares_every_ghost_for_40_moves():
     assert state.get_score() == -1
     assert state.get_capsules() == []
     assert [ghost.scared_timer for ghost in state.get_ghost_states()] == [40]
+    assert state.get_scared_timers() == [40]
 
 
 def test_scared_ghosts_move_half_speed_and_only_go_on_between_cells():
