@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pacman.envs._optional import require
-from pacman.errors import DisplayUnavailable
+from pacman.errors import DisplayUnavailable, PacmanError
 
 if TYPE_CHECKING:
     from pacman.layout import Layout
@@ -39,6 +39,14 @@ _GHOST_COLOURS = (
     (76, 229, 25),
     (153, 25, 229),
 )
+
+
+def check_render_mode(render_mode: str | None, modes: list[str]) -> None:
+    """Refuse a render mode the environment does not have, naming the ones it has."""
+    if render_mode is not None and render_mode not in modes:
+        raise PacmanError(
+            f"render_mode must be None or one of {', '.join(modes)}, not {render_mode!r}"
+        )
 
 
 def _disk(radius: float, tile: int = TILE) -> np.ndarray:

@@ -173,9 +173,7 @@ class PacmanEnv(gym.Env):
             raise PacmanError(f"illegal_action must be 'stop' or 'error', not {illegal_action!r}")
         if observation not in ("grid", "dict"):
             raise PacmanError(f"observation must be 'grid' or 'dict', not {observation!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            modes = ", ".join(self.metadata["render_modes"])
-            raise PacmanError(f"render_mode must be None or one of {modes}, not {render_mode!r}")
+        rendering.check_render_mode(render_mode, self.metadata["render_modes"])
         self.layout = as_layout(layout)
         self._initial = GameState.initial(self.layout, num_ghosts)
         self.num_ghosts = self._initial.get_num_agents() - 1
