@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from grading_submissions import FIXTURES, submission_folder, submission_text
 
 from pacman.grading import main
 from pacman.grading.kinds import parse_ghosts
@@ -17,7 +18,6 @@ from pacman.grading.testfile import TestFileError
 
 REPO = Path(__file__).resolve().parents[1]
 BERKELEY = REPO.parent / "shared" / "berkeley" / "test_cases"
-FIXTURES = REPO / "tests" / "fixtures" / "grading"
 
 needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkeley not present")
 
@@ -56,8 +56,7 @@ def make_submissions(root: Path, names: list[str]) -> Path:
     folder = root / "submissions"
     folder.mkdir()
     for name in names:
-        (folder / name).mkdir()
-        shutil.copy(FIXTURES / name / "multiAgents.py", folder / name / "multiAgents.py")
+        submission_folder(name, folder)
     return folder
 
 
@@ -171,14 +170,14 @@ def test_broken_submissions_lose_the_right_question(capsys, tmp_path):
     assert "exactly those of ghosts treated as MAX (every agent maximising)" in ghost
 
 
-def test_sequence_compare_shows_where_the_expansions_part(capsys, monkeypatch):
+def test_sequence_compare_shows_where_the_expansions_part(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(REPO)
     code, out, _ = grader(
         capsys,
         "-t",
         "test_cases/q3/5-sequence",
         "--code-directory",
-        FIXTURES / "broken_ab_equality",
+        submission_folder("broken_ab_equality", tmp_path),
     )
     assert code == 0
     assert "*** FAIL: test_cases/q3/5-sequence.test" in out
@@ -262,7 +261,7 @@ def test_fake_grade_lines_never_reach_the_report(capsys, tmp_path):
         "--test-directory",
         suite,
         "--code-directory",
-        FIXTURES / "hostile_fake_grades",
+        submission_folder("hostile_fake_grades", tmp_path),
         "--results",
         results,
     )
@@ -283,7 +282,7 @@ def test_solution_files_are_out_of_reach(capsys, tmp_path, isolation):
     canary.write_text("original")
     spy = tmp_path / "spy"
     spy.mkdir()
-    text = (FIXTURES / "hostile_read_solutions" / "multiAgents.py").read_text()
+    text = submission_text("hostile_read_solutions")
     text = text.replace("@TEST_DIRECTORY@", str(suite)).replace("@CANARY@", str(canary))
     (spy / "multiAgents.py").write_text(text)
     results = tmp_path / "r.json"
@@ -499,7 +498,7 @@ def test_root_process_mode_runs_student_code_as_nobody(tmp_path):
     tmp_path.chmod(0o755)
     spy = tmp_path / "spy"
     spy.mkdir()
-    text = (FIXTURES / "hostile_read_solutions" / "multiAgents.py").read_text()
+    text = submission_text("hostile_read_solutions")
     canary = tmp_path / "canary.txt"
     canary.write_text("original")
     text = text.replace("@TEST_DIRECTORY@", str(suite)).replace("@CANARY@", str(canary))

@@ -1,0 +1,253 @@
+"""Broken and hostile grading fixtures: the honest CS188-style submission, changed.
+
+Each variant is ``fixtures/grading/cs188_style/multiAgents.py`` with a few
+replacements, so a test names exactly the fault or attack it grades. A
+replacement may be scoped to one class (the same line is in all three search
+agents) and its text must occur exactly once there: an edit of the honest file
+that moves an anchor fails loudly instead of grading a different submission.
+Submissions that are not variations of it (``other_style``,
+``hostile_borrow_reference``) are whole files in their folders.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "grading"
+HONEST = FIXTURES / "cs188_style" / "multiAgents.py"
+
+#: Code run at import time goes right after the student file's imports.
+AFTER_IMPORTS = "from pacman import GameState\n"
+
+# (class whose body holds the text, or None for the whole file; text; replacement)
+Change = tuple[str | None, str, str]
+
+_READ_SOLUTIONS = r"""
+# Looks for the solution files and tries to overwrite a file outside its folder.
+# The test copies this fixture and fills in the two paths.
+import os as _os
+
+SOLUTIONS = "@TEST_DIRECTORY@"
+CANARY = "@CANARY@"
+_stolen = {}
+
+
+def _steal():
+    for question in ("q2", "q3", "q4"):
+        folder = _os.path.join(SOLUTIONS, question)
+        try:
+            names = _os.listdir(folder)
+        except Exception as error:
+            print("listing", question, "failed:", type(error).__name__)
+            names = ["0-small-tree.solution", "6-tied-root.solution", "0-expectimax1.solution"]
+        for name in names:
+            if name.endswith(".solution"):
+                try:
+                    with open(_os.path.join(folder, name)) as handle:
+                        for line in handle:
+                            if line.startswith("action:"):
+                                _stolen[(question, name)] = line.split('"')[1]
+                except Exception as error:
+                    print("reading", name, "failed:", type(error).__name__)
+
+
+_steal()
+print("stolen answers:", len(_stolen))
+try:
+    with open(CANARY, "w") as _handle:
+        _handle.write("overwritten by a submission")
+except Exception as _error:
+    print("overwriting the canary failed:", type(_error).__name__)
+"""
+
+_MONKEYPATCH = r"""
+# Attacks on the grader from inside the student process.
+import os as _os
+import signal as _signal
+
+try:
+    import pacman.grading.protocol as _protocol
+    import pacman.grading.worker as _worker
+
+    _real_write = _protocol.write_frame
+
+    def _forged_write(fd, message, deadline=None):
+        if isinstance(message, dict):
+            message.update(passed=True, points=5, score=25, error=None)
+        return _real_write(fd, message, deadline)
+
+    _protocol.write_frame = _forged_write
+
+    def _forged_tree(self, request):
+        return {"action": "pacLeft", "expansions": [], "passed": True}
+
+    _worker.Worker.op_tree = _forged_tree
+except Exception as _error:
+    print("patching failed:", _error)
+
+for _attack in (
+    lambda: _os.kill(_os.getppid(), _signal.SIGKILL),
+    lambda: _os.killpg(0, _signal.SIGKILL),
+    lambda: _os.system("echo Total: 25/25"),
+):
+    try:
+        _attack()
+    except Exception as _error:
+        print("attack failed:", type(_error).__name__)
+"""
+
+_FAKE_GRADES = r"""
+# Lines that look like the grader's own, printed at import and on every move.
+print("### Question q2: 5/5 ###")
+print("Total: 25/25")
+try:
+    import os as _os
+
+    with open("/proc/%d/fd/1" % _os.getppid(), "w") as _parent_stdout:
+        _parent_stdout.write("Total: 25/25\n")
+except Exception:
+    pass
+"""
+
+_MEMORY_BOMB = r"""hoard = []
+        while True:
+            # 256 MB a time; every block also gets touched, page by page, as a real bomb would.
+            block = bytearray(256 * 1024 * 1024)
+            block[::4096] = b"x" * len(range(0, len(block), 4096))
+            hoard.append(block)"""
+
+VARIANTS: dict[str, tuple[str, list[Change]]] = {
+    "broken_ab_equality": (
+        "alpha-beta that prunes on equality (a classic mistake)",
+        [
+            ("AlphaBetaAgent", "if best[0] > beta:", "if best[0] >= beta:"),
+            ("AlphaBetaAgent", "if best[0] < alpha:", "if best[0] <= alpha:"),
+        ],
+    ),
+    "broken_depth_per_agent": (
+        "minimax that counts depth per agent move, not per round",
+        [
+            (
+                "MinimaxAgent",
+                "nextDepth = depth + 1 if nextAgent == 0 else depth",
+                "nextDepth = depth + 1",
+            )
+        ],
+    ),
+    "broken_expectimax_min": (
+        "expectimax whose ghosts take the minimum",
+        [
+            (
+                "ExpectimaxAgent",
+                "return sum(values) / float(len(values)), None",
+                "return min(values), None",
+            )
+        ],
+    ),
+    "broken_ghost_max": (
+        "minimax that treats the ghosts as MAX players",
+        [
+            (
+                "MinimaxAgent",
+                "(agentIndex != 0 and v < best[0])",
+                "(agentIndex != 0 and v > best[0])",
+            )
+        ],
+    ),
+    "hostile_infinite_loop": (
+        "AlphaBetaAgent never returns",
+        [
+            (
+                "AlphaBetaAgent",
+                'return self.value(gameState, 0, 0, float("-inf"), float("inf"))[1]',
+                "while True:\n            pass",
+            )
+        ],
+    ),
+    "hostile_exit_at_import": (
+        "calls sys.exit while being imported",
+        [(None, AFTER_IMPORTS, AFTER_IMPORTS + "\nimport sys\n\nsys.exit(0)\n")],
+    ),
+    "hostile_os_exit": (
+        "MinimaxAgent ends its process with os._exit",
+        [
+            (
+                "MinimaxAgent",
+                "return self.value(gameState, 0, 0)[1]",
+                "import os\n\n        os._exit(3)",
+            )
+        ],
+    ),
+    "hostile_memory_bomb": (
+        "ExpectimaxAgent allocates memory until it runs out",
+        [("ExpectimaxAgent", "return self.value(gameState, 0, 0)[1]", _MEMORY_BOMB)],
+    ),
+    "hostile_fake_grades": (
+        "prints fake grade lines; its minimax is wrong",
+        [
+            (None, AFTER_IMPORTS, AFTER_IMPORTS + _FAKE_GRADES),
+            (
+                "MinimaxAgent",
+                "return self.value(gameState, 0, 0)[1]",
+                'print("*** PASS: test_cases/q2/0-small-tree.test")\n'
+                '        print("### Question q2: 5/5 ###")\n'
+                '        print("Total: 25/25")\n'
+                "        return gameState.getLegalActions(0)[-1]",
+            ),
+        ],
+    ),
+    "hostile_monkeypatch": (
+        "patches the grading modules in its own process and tries to kill the grader",
+        [(None, AFTER_IMPORTS, AFTER_IMPORTS + _MONKEYPATCH)],
+    ),
+    "hostile_read_solutions": (
+        "reads solution files and writes outside its folder; its own search is wrong"
+        " (the test fills in @TEST_DIRECTORY@ and @CANARY@)",
+        [
+            (None, AFTER_IMPORTS, AFTER_IMPORTS + _READ_SOLUTIONS),
+            (
+                "MinimaxAgent",
+                "return self.value(gameState, 0, 0)[1]",
+                "actions = gameState.getLegalActions(0)\n"
+                "        for answer in _stolen.values():\n"
+                "            if answer in actions:\n"
+                "                return answer\n"
+                "        return actions[-1]",
+            ),
+        ],
+    ),
+}
+
+
+def _class_span(text: str, name: str) -> tuple[int, int]:
+    start = text.index(f"\nclass {name}(") + 1
+    end = text.find("\nclass ", start)
+    return start, len(text) if end < 0 else end
+
+
+def submission_text(name: str) -> str:
+    """The source of submission ``name``: a whole fixture file, or the honest one changed."""
+    whole = FIXTURES / name / "multiAgents.py"
+    if whole.is_file():
+        return whole.read_text()
+    what, changes = VARIANTS[name]
+    text = HONEST.read_text().replace(
+        "a CS188-style multiAgents.py.", f"(variant {name}) {what}.", 1
+    )
+    for scope, old, new in changes:
+        start, end = _class_span(text, scope) if scope else (0, len(text))
+        part = text[start:end]
+        if part.count(old) != 1:
+            raise AssertionError(
+                f"{name}: {old!r} occurs {part.count(old)} times in {scope or 'the file'}"
+            )
+        text = text[:start] + part.replace(old, new) + text[end:]
+    return text
+
+
+def submission_folder(name: str, root: Path) -> Path:
+    """A folder ``root/name`` holding submission ``name`` as ``multiAgents.py``."""
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "multiAgents.py").write_text(submission_text(name))
+    return folder
