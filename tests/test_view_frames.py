@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import math
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from short_games import small_game
 
-from pacman.agent import Agent
 from pacman.errors import PacmanError, UsageError
-from pacman.game import Game
-from pacman.ghosts import RandomGhost
 from pacman.layout import load_layout
 from pacman.state import GameState
 
@@ -27,17 +24,8 @@ from pacman.view.frames import FrameRecorder, gif_palette  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class EastFirst(Agent):
-    def get_action(self, state):
-        legal = state.get_legal_actions(0)
-        return "East" if "East" in legal else legal[0]
-
-
 def play(recorder, pacman_moves=5, layout="smallClassic"):
-    state = GameState.initial(load_layout(layout), 2)
-    ghosts = [RandomGhost(i, rng=random.Random(i)) for i in (1, 2)]
-    game = Game(state, [EastFirst(), *ghosts], observers=[recorder], max_moves=pacman_moves)
-    return game.run()
+    return small_game([recorder], pacman_moves, layout).run()
 
 
 def pixels(image):

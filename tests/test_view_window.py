@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from short_games import small_game
 
-from pacman.agent import Agent
 from pacman.errors import DisplayUnavailable
-from pacman.game import Game, QuitRequested
-from pacman.ghosts import RandomGhost
+from pacman.game import QuitRequested
 from pacman.layout import load_layout
 from pacman.state import GameState
 from pacman.view.pygame_view import PygameDisplay
@@ -26,14 +24,6 @@ drawing = pytest.importorskip("pacman.view.draw")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class EastFirst(Agent):
-    """East when it can, else the first legal move."""
-
-    def get_action(self, state):
-        legal = state.get_legal_actions(0)
-        return "East" if "East" in legal else legal[0]
-
-
 @pytest.fixture
 def display():
     if os.environ.get("SDL_VIDEODRIVER") != "dummy":
@@ -42,12 +32,6 @@ def display():
     pygame.event.clear()
     yield window
     window.close()
-
-
-def small_game(observers, max_moves=4, layout="smallClassic"):
-    state = GameState.initial(load_layout(layout), 2)
-    ghosts = [RandomGhost(i, rng=random.Random(i)) for i in (1, 2)]
-    return Game(state, [EastFirst(), *ghosts], observers=observers, max_moves=max_moves)
 
 
 def press(key: int, up: bool = False) -> None:
