@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from short_games import small_game
+from short_games import run_pacman_without_display, small_game
 
 from pacman.errors import PacmanError, UsageError
 from pacman.layout import load_layout
@@ -170,21 +169,11 @@ def test_recording_needs_no_display(tmp_path):
 
 
 def test_the_cli_records_a_gif_headless_with_one_frame_per_move(tmp_path):
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")
-    }
     path = tmp_path / "cli.gif"
-    command = [sys.executable, "-m", "pacman", "-l", "smallClassic", "-p", "GreedyAgent", "-k", "2"]
-    out = subprocess.run(
-        [*command, "-q", "--seed", "3", "--max-moves", "4", "--gif", str(path), "-z", "0.5"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        cwd=ROOT,
-    )
+    out = run_pacman_without_display(
+        "-l", "smallClassic", "-p", "GreedyAgent", "-k", "2",
+        "-q", "--seed", "3", "--max-moves", "4", "--gif", str(path), "-z", "0.5",
+    )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""
     assert "Game stopped after 4 Pac-Man moves" in out.stdout

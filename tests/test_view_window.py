@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from short_games import small_game
+from short_games import env_without_display, run_pacman_without_display, small_game
 
 from pacman.errors import DisplayUnavailable
 from pacman.game import QuitRequested
@@ -194,22 +194,11 @@ def test_missing_pygame_is_one_line_with_the_install_hint():
 
 
 def test_the_cli_without_a_display_says_so_in_one_line_and_plays_in_text():
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")
-    }
     if not sys.platform.startswith("linux"):
         pytest.skip("the DISPLAY check is Linux's")
-    command = [sys.executable, "-m", "pacman", "-l", "smallClassic", "-p", "AlphaBetaAgent"]
-    out = subprocess.run(
-        [*command, "--max-moves", "3", "--frameTime", "0", "--seed", "1"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        cwd=ROOT,
-    )
+    out = run_pacman_without_display(
+        "-l", "smallClassic", "-p", "AlphaBetaAgent", "--max-moves", "3", "--frameTime", "0", "--seed", "1",
+    )  # fmt: skip
     assert out.returncode == 0, out.stderr
     warning = out.stderr.splitlines()
     assert len(warning) == 1
@@ -223,12 +212,7 @@ def test_the_cli_without_a_display_says_so_in_one_line_and_plays_in_text():
 def test_a_display_that_cannot_be_reached_is_one_line_too():
     if not sys.platform.startswith("linux"):
         pytest.skip("X11 displays are Linux's here")
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in ("WAYLAND_DISPLAY", "SDL_VIDEODRIVER")
-    }
-    env["DISPLAY"] = ":87"  # no X server listens there
+    env = env_without_display(DISPLAY=":87")  # no X server listens there
     code = (
         "from pacman.errors import DisplayUnavailable\n"
         "from pacman.view.pygame_view import PygameDisplay\n"
