@@ -141,9 +141,21 @@ def test_broken_submissions_lose_the_right_question(capsys, tmp_path):
         "broken_ghost_max",
     ]
     folder = make_submissions(tmp_path, names)
-    code, out, _ = grader(capsys, "--test-directory", suite, "--submissions", folder, "-j", 2)
+    code, out, _ = grader(
+        capsys,
+        "--test-directory",
+        suite,
+        "--submissions",
+        folder,
+        "-j",
+        2,
+        "--summary",
+        tmp_path / "grades",
+    )
     assert code == 0
-    rows, data = read_grades(folder / "grades")
+    # Results never land among the students' folders.
+    assert sorted(p.name for p in folder.iterdir()) == sorted(names)
+    rows, data = read_grades(tmp_path / "grades")
     grades = {name: (row["q2"], row["q3"], row["q4"], row["total"]) for name, row in rows.items()}
     assert grades == {
         "cs188_style": ("5", "5", "5", "15"),
@@ -213,9 +225,11 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
         512,
         "-j",
         2,
+        "--summary",
+        tmp_path / "grades",
     )
     assert code == 0
-    rows, data = read_grades(folder / "grades")
+    rows, data = read_grades(tmp_path / "grades")
     grades = {name: (row["q2"], row["q3"], row["q4"], row["total"]) for name, row in rows.items()}
     assert grades == {
         "hostile_infinite_loop": ("5", "0", "5", "10"),

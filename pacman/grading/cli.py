@@ -8,28 +8,38 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
-import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 from pacman.errors import PacmanError, UsageError
+from pacman.grading.report import (
+    format_test,
+    question_block,
+    results_json,
+    summary_block,
+    test_listing,
+    write_json,
+)
 from pacman.grading.runner import (
     Question,
     QuestionResult,
-    RunResult,
     generate_solutions,
     grade,
     load_single_test,
     load_suite,
 )
 from pacman.grading.sandbox import ISOLATION_MODES, Limits, SandboxConfig, resolve_isolation
-
-PREFIX = "***     "
+from pacman.grading.submission import (
+    GradingOptions,
+    SubmissionError,
+    read_submission,
+    read_suite,
+    write_tree,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -97,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--summary",
         dest="summary",
         default=None,
-        help="with --submissions: CSV/JSON prefix (default DIR/grades)",
+        help="with --submissions: CSV/JSON prefix (default ./grades)",
     )
     add(
         "-j",
@@ -142,123 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
 # ------------------------------------------------------------------------------ student code
 
 
-def stage_student_code(code_root: str, names: list[str], stage: str) -> list[str]:
-    """Copy the student files into ``stage`` (the worker sees only the copies)."""
-    staged = []
-    for name in names:
-        source = os.path.join(code_root, name)
-        if not os.path.isfile(source):
-            raise UsageError(f"--student-code: {source}: no such file")
-        target = os.path.join(stage, os.path.basename(name))
-        shutil.copyfile(source, target)
-        os.chmod(target, 0o644)
-        staged.append(target)
-    return staged
-
-
 def student_names(args: argparse.Namespace) -> list[str]:
     if args.student_code:
         return [n.strip() for n in args.student_code.split(",") if n.strip()]
     if args.code_root:
         return ["multiAgents.py"]
     return []
-
-
-# ------------------------------------------------------------------------------ reports
-
-
-def format_test(result: Any, mute: bool) -> list[str]:
-    verdict = "PASS" if result.passed else "FAIL"
-    lines = []
-    for message in result.messages:
-        for line in str(message).splitlines() or [""]:
-            lines.append(PREFIX + line)
-    if result.output and not mute:
-        lines.append(
-            PREFIX + "Your code printed (shown with '| ' so it cannot pass for grader output):"
-        )
-        for line in result.output.splitlines():
-            lines.append(PREFIX + "| " + line)
-    if result.max_points:
-        head = f"*** {verdict}: {result.path} ({result.points:g} of {result.max_points:g} points)"
-    else:
-        head = f"*** {verdict}: {result.path}"
-    # CS188 prints a test's messages before a points line, and after a plain verdict.
-    return [*lines, head] if result.max_points else [head, *lines]
-
-
-def test_listing(test: Any) -> list[str]:
-    """``-p``: the test file as written, each line behind the report's prefix."""
-    try:
-        with open(test.path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError:
-        text = ""
-    return [f"*** Test {test.display_path}:", *(PREFIX + line for line in text.splitlines())]
-
-
-def question_block(
-    question: Question, outcome: QuestionResult, mute: bool, print_tests: bool = False
-) -> str:
-    lines = [f"Question {question.name}", "=" * (9 + len(question.name)), ""]
-    for (test, _), result in zip(question.tests, outcome.tests, strict=True):
-        if print_tests:
-            lines += test_listing(test)
-        lines += format_test(result, mute)
-    for message in outcome.messages:
-        lines.append(f"*** {message}")
-    lines += [
-        "",
-        f"### Question {question.name}: {outcome.points:g}/{outcome.max_points} ###",
-        "",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def summary_block(run: RunResult) -> str:
-    lines = [
-        f"Finished at {time.strftime('%H:%M:%S')}",
-        "",
-        "Provisional grades",
-        "==================",
-    ]
-    for q in run.questions:
-        lines.append(f"Question {q.name}: {q.points:g}/{q.max_points}")
-    lines += ["------------------", f"Total: {run.total:g}/{run.max_total}", ""]
-    return "\n".join(lines)
-
-
-def results_json(run: RunResult, mute: bool = False) -> dict[str, Any]:
-    """Gradescope's response format (score, per-question tests with output)."""
-    tests = []
-    for q in run.questions:
-        text = "\n".join(line for r in q.tests for line in format_test(r, mute))
-        tests.append(
-            {
-                "name": f"Question {q.name}",
-                "score": q.points,
-                "max_score": q.max_points,
-                "output": text,
-            }
-        )
-    return {
-        "score": run.total,
-        "max_score": run.max_total,
-        "execution_time": round(run.seconds, 3),
-        "output": f"Total: {run.total:g}/{run.max_total} (isolation: {run.isolation})",
-        "tests": tests,
-    }
-
-
-def write_json(path: str, data: Any) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=".results-")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
-        handle.write("\n")
-    os.replace(temp, path)
 
 
 # ------------------------------------------------------------------------------ main
@@ -280,6 +179,20 @@ def _test_root(args: argparse.Namespace) -> str:
         if os.path.isdir(bundled):
             return bundled
     return "test_cases"
+
+
+def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
+    limits = Limits(
+        move_seconds=args.move_timeout, test_seconds=args.test_timeout, memory_mb=args.memory_mb
+    )
+    return GradingOptions(
+        limits=limits,
+        isolation=args.isolation,
+        audit=args.audit,
+        mute=args.mute,
+        question=args.question,
+        jobs=jobs,
+    )
 
 
 def make_config(
@@ -307,7 +220,22 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.submissions:
         from pacman.grading.batch import run_batch
 
-        return run_batch(args, out)
+        test_root = _test_root(args)
+        questions = load_suite(test_root, args.question)
+        try:
+            suite = read_suite(test_root)
+        except SubmissionError as error:
+            raise UsageError(f"--test-directory {error}") from None
+        return run_batch(
+            os.path.abspath(args.submissions),
+            student_names(args) or ["multiAgents.py"],
+            suite,
+            [q.name for q in questions],
+            grading_options(args),
+            args.summary or "grades",
+            args.jobs or os.cpu_count() or 1,
+            out,
+        )
     if args.run_test:
         questions = [load_single_test(args.run_test)]
     else:
@@ -315,7 +243,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     names = student_names(args)
     with tempfile.TemporaryDirectory(prefix="pacman-grade-") as stage:
         os.chmod(stage, 0o755)
-        staged = stage_student_code(args.code_root or ".", names, stage) if names else []
+        staged = []
+        if names:
+            try:
+                files = read_submission(os.path.abspath(args.code_root or "."), names)
+            except SubmissionError as error:
+                raise UsageError(f"--student-code: {error}") from None
+            staged = write_tree(stage, files, 0o644)
         config = make_config(args, stage, staged, [])
         resolve_isolation(config.isolation)  # an unusable --isolation fails before any output
         if args.generate_solutions:

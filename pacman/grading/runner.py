@@ -46,7 +46,11 @@ def _test_files(folder: str) -> list[str]:
     return sorted(names)
 
 
-def load_question(folder: str, name: str) -> Question:
+def _shown(path: str, display_root: str | None) -> str:
+    return os.path.relpath(path, display_root) if display_root else display(path)
+
+
+def load_question(folder: str, name: str, display_root: str | None = None) -> Question:
     config = read_test_file(os.path.join(folder, "CONFIG"))
     kind = config.get("class", "").strip()
     if kind not in QUESTION_KINDS:
@@ -64,15 +68,20 @@ def load_question(folder: str, name: str) -> Question:
         path = os.path.join(folder, test_name)
         question.tests.append(
             (
-                make_test(path, read_test_file(path), display(path)),
+                make_test(path, read_test_file(path), _shown(path, display_root)),
                 path[: -len(".test")] + ".solution",
             )
         )
     return question
 
 
-def load_suite(test_dir: str, only_question: str | None = None) -> list[Question]:
-    """The questions of a suite, in CONFIG order (or just ``only_question``)."""
+def load_suite(
+    test_dir: str, only_question: str | None = None, display_root: str | None = None
+) -> list[Question]:
+    """The questions of a suite, in CONFIG order (or just ``only_question``).
+
+    Tests are named relative to ``display_root`` when given, else to the working directory.
+    """
     if not os.path.isdir(test_dir):
         raise TestFileError(f"{test_dir}: no such test directory")
     config_path = os.path.join(test_dir, "CONFIG")
@@ -94,7 +103,7 @@ def load_suite(test_dir: str, only_question: str | None = None) -> list[Question
         folder = os.path.join(test_dir, name)
         if not os.path.isdir(folder):
             raise TestFileError(f"{config_path}: question {name!r} has no folder {folder}")
-        questions.append(load_question(folder, name))
+        questions.append(load_question(folder, name, display_root))
     return questions
 
 

@@ -1,0 +1,107 @@
+"""The grader's report: CS188's lines for tests and questions, and the JSON results."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from typing import Any
+
+from pacman.grading.runner import Question, QuestionResult, RunResult
+
+PREFIX = "***     "
+
+
+def format_test(result: Any, mute: bool) -> list[str]:
+    verdict = "PASS" if result.passed else "FAIL"
+    lines = []
+    for message in result.messages:
+        for line in str(message).splitlines() or [""]:
+            lines.append(PREFIX + line)
+    if result.output and not mute:
+        lines.append(
+            PREFIX + "Your code printed (shown with '| ' so it cannot pass for grader output):"
+        )
+        for line in result.output.splitlines():
+            lines.append(PREFIX + "| " + line)
+    if result.max_points:
+        head = f"*** {verdict}: {result.path} ({result.points:g} of {result.max_points:g} points)"
+    else:
+        head = f"*** {verdict}: {result.path}"
+    # CS188 prints a test's messages before a points line, and after a plain verdict.
+    return [*lines, head] if result.max_points else [head, *lines]
+
+
+def test_listing(test: Any) -> list[str]:
+    """``-p``: the test file as written, each line behind the report's prefix."""
+    try:
+        with open(test.path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError:
+        text = ""
+    return [f"*** Test {test.display_path}:", *(PREFIX + line for line in text.splitlines())]
+
+
+def question_block(
+    question: Question, outcome: QuestionResult, mute: bool, print_tests: bool = False
+) -> str:
+    lines = [f"Question {question.name}", "=" * (9 + len(question.name)), ""]
+    for (test, _), result in zip(question.tests, outcome.tests, strict=True):
+        if print_tests:
+            lines += test_listing(test)
+        lines += format_test(result, mute)
+    for message in outcome.messages:
+        lines.append(f"*** {message}")
+    lines += [
+        "",
+        f"### Question {question.name}: {outcome.points:g}/{outcome.max_points} ###",
+        "",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def summary_block(run: RunResult) -> str:
+    lines = [
+        f"Finished at {time.strftime('%H:%M:%S')}",
+        "",
+        "Provisional grades",
+        "==================",
+    ]
+    for q in run.questions:
+        lines.append(f"Question {q.name}: {q.points:g}/{q.max_points}")
+    lines += ["------------------", f"Total: {run.total:g}/{run.max_total}", ""]
+    return "\n".join(lines)
+
+
+def results_json(run: RunResult, mute: bool = False) -> dict[str, Any]:
+    """Gradescope's response format (score, per-question tests with output)."""
+    tests = []
+    for q in run.questions:
+        text = "\n".join(line for r in q.tests for line in format_test(r, mute))
+        tests.append(
+            {
+                "name": f"Question {q.name}",
+                "score": q.points,
+                "max_score": q.max_points,
+                "output": text,
+            }
+        )
+    return {
+        "score": run.total,
+        "max_score": run.max_total,
+        "execution_time": round(run.seconds, 3),
+        "output": f"Total: {run.total:g}/{run.max_total} (isolation: {run.isolation})",
+        "tests": tests,
+    }
+
+
+def write_json(path: str, data: Any) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=folder, prefix=".results-")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+        handle.write("\n")
+    os.replace(temp, path)

@@ -1,0 +1,210 @@
+"""One submission as a self-contained task: its files, the suite and the options travel together.
+
+A :class:`SubmissionTask` holds the bytes of the student's files and of the test
+suite, so it can be graded in another process or on another machine (a Dask
+worker) with no shared file system: :func:`grade_submission` unpacks both into
+private temporary folders, grades, removes them and returns a plain record.
+
+Reading a submission refuses anything that is not a plain file inside the
+submission's own folder (symlinks, hard links, devices): a student must not
+be able to hand in another student's file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+from pacman.errors import PacmanError
+from pacman.grading.sandbox import Limits, SandboxConfig
+
+#: A student file larger than this is refused (CS188 files are a few tens of KB).
+MAX_STUDENT_FILE = 4 * 1024 * 1024
+#: The suite's files are read up to this size in all.
+MAX_SUITE_BYTES = 64 * 1024 * 1024
+
+
+class SubmissionError(PacmanError):
+    """A submission's files cannot be graded (missing, a symlink, not a plain file...)."""
+
+
+@dataclass(frozen=True)
+class GradingOptions:
+    """How to grade: limits, isolation, which question, how to report."""
+
+    limits: Limits = field(default_factory=Limits)
+    isolation: str = "auto"
+    audit: bool = True
+    mute: bool = False
+    question: str | None = None
+    jobs: int = 1
+
+
+@dataclass(frozen=True)
+class SubmissionTask:
+    """Everything needed to grade one submission, with no reference to the grader's files."""
+
+    name: str
+    files: dict[str, bytes]  # student file name -> contents, in lookup order
+    suite: dict[str, bytes]  # path inside the suite ("q2/0-small-tree.test") -> contents
+    options: GradingOptions = field(default_factory=GradingOptions)
+    error: str | None = None  # why the files could not be read: graded 0 with this reason
+
+
+def _read_plain_file(folder: str, name: str, limit: int) -> bytes:
+    """The bytes of ``folder/name``, refusing links, special files and paths leaving ``folder``."""
+    if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
+        raise SubmissionError(f"{name}: a student file must be a plain name inside the folder")
+    path = os.path.join(folder, name)
+    parent = folder
+    # Every folder on the way must be a real folder, not a link somewhere else.
+    for part in name.split("/")[:-1]:
+        parent = os.path.join(parent, part)
+        if os.path.islink(parent) or not os.path.isdir(parent):
+            raise SubmissionError(f"{path}: {parent} is not a plain folder")
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except FileNotFoundError:
+        raise SubmissionError(f"{path}: no such file") from None
+    except OSError as error:
+        if os.path.islink(path):
+            raise SubmissionError(f"{path}: is a symbolic link; hand in the file itself") from None
+        raise SubmissionError(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SubmissionError(f"{path}: not a plain file")
+        if info.st_nlink > 1:
+            raise SubmissionError(f"{path}: is a hard link to another file; hand in a copy")
+        if info.st_size > limit:
+            raise SubmissionError(f"{path}: {info.st_size} bytes, more than the {limit} allowed")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise SubmissionError(f"{path}: more than the {limit} bytes allowed")
+    return data
+
+
+def read_submission(folder: str, names: list[str]) -> dict[str, bytes]:
+    """The student's files, read safely from ``folder`` (which must not be a link itself)."""
+    if os.path.islink(folder):
+        raise SubmissionError(f"{folder}: the submission folder is a symbolic link")
+    if not os.path.isdir(folder):
+        raise SubmissionError(f"{folder}: no such folder")
+    files: dict[str, bytes] = {}
+    for name in names:
+        files[os.path.basename(name)] = _read_plain_file(folder, name, MAX_STUDENT_FILE)
+    return files
+
+
+def read_suite(test_dir: str) -> dict[str, bytes]:
+    """Every file of a suite folder (CONFIG, question folders), keyed by relative path."""
+    if not os.path.isdir(test_dir):
+        raise SubmissionError(f"{test_dir}: no such test directory")
+    suite: dict[str, bytes] = {}
+    total = 0
+    for top, folders, names in os.walk(test_dir):
+        folders[:] = sorted(f for f in folders if not f.startswith("."))
+        for name in sorted(names):
+            if name.startswith("."):
+                continue
+            path = os.path.join(top, name)
+            if not os.path.isfile(path):
+                continue
+            with open(path, "rb") as handle:
+                data = handle.read()
+            total += len(data)
+            if total > MAX_SUITE_BYTES:
+                raise SubmissionError(
+                    f"{test_dir}: the suite is larger than {MAX_SUITE_BYTES} bytes"
+                )
+            suite[os.path.relpath(path, test_dir)] = data
+    return suite
+
+
+def write_tree(root: str, files: dict[str, bytes], mode: int = 0o600) -> list[str]:
+    """Write ``files`` under ``root`` (created beforehand); return the paths, in order."""
+    paths = []
+    for relative, data in files.items():
+        if os.path.isabs(relative) or ".." in relative.split(os.sep):
+            raise SubmissionError(f"{relative}: not a path inside the folder")
+        path = os.path.join(root, relative)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        paths.append(path)
+    return paths
+
+
+def _zero_record(task: SubmissionTask, questions: list[Any], error: str) -> dict[str, Any]:
+    return {
+        "submission": task.name,
+        "error": error,
+        "total": 0.0,
+        "max_total": sum(q.max_points for q in questions),
+        "seconds": 0.0,
+        "questions": {q.name: {"points": 0.0, "max_points": q.max_points} for q in questions},
+    }
+
+
+def grade_submission(task: SubmissionTask) -> dict[str, Any]:
+    """Grade one submission end to end; return its record (see docs/grading.md, grades.json)."""
+    from pacman.grading.report import format_test
+    from pacman.grading.runner import grade, load_suite
+
+    options = task.options
+    with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
+        os.chmod(private, 0o700)
+        suite_dir = os.path.join(private, "test_cases")
+        os.mkdir(suite_dir, 0o700)
+        write_tree(suite_dir, task.suite)
+        questions = load_suite(suite_dir, options.question, display_root=private)
+        if task.error is not None:
+            return _zero_record(task, questions, task.error)
+        stage = os.path.join(private, "code")
+        os.mkdir(stage, 0o755)
+        staged = write_tree(stage, task.files, 0o644)
+        config = SandboxConfig(
+            student_files=staged,
+            code_dir=stage,
+            deny=[suite_dir],
+            limits=options.limits,
+            isolation=options.isolation,
+            audit=options.audit,
+        )
+        try:
+            run = grade(questions, config, jobs=options.jobs)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+    return {
+        "submission": task.name,
+        "error": None,
+        "total": run.total,
+        "max_total": run.max_total,
+        "seconds": round(run.seconds, 3),
+        "isolation": run.isolation,
+        "questions": {
+            q.name: {
+                "points": q.points,
+                "max_points": q.max_points,
+                "tests": [
+                    {
+                        "test": r.path,
+                        "passed": r.passed,
+                        "report": "\n".join(format_test(r, options.mute)),
+                    }
+                    for r in q.tests
+                ],
+            }
+            for q in run.questions
+        },
+    }
