@@ -242,10 +242,15 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
         "hostile_monkeypatch": ("5", "0", "0", "5"),
         "hostile_borrow_reference": ("0", "0", "0", "0"),
     }
-    assert "Your code timed out: it did not answer within 5 s" in reports(
-        data, "hostile_infinite_loop", "q3"
+    assert (
+        "Your code timed out: AlphaBetaAgent.getAction used more than 5.0 s of CPU time "
+        "(the per-move limit; 5."
+    ) in reports(data, "hostile_infinite_loop", "q3")
+    exited = next(s for s in data["submissions"] if s["submission"] == "hostile_exit_at_import")
+    assert exited["error"] == (
+        "Your code could not be imported: importing multiAgents.py: the code called sys.exit(0)"
     )
-    assert "importing multiAgents.py: the code called sys.exit(0)" in reports(
+    assert "Not graded: the student's file does not import" in reports(
         data, "hostile_exit_at_import", "q4"
     )
     assert "Your code's process exited with status 3 (os._exit or a fatal error)." in reports(

@@ -17,6 +17,7 @@ from typing import TextIO
 
 from pacman.errors import PacmanError, UsageError
 from pacman.grading.report import (
+    PREFIX,
     format_test,
     question_block,
     results_json,
@@ -122,14 +123,28 @@ def build_parser() -> argparse.ArgumentParser:
         dest="move_timeout",
         type=float,
         default=30.0,
-        help="seconds per move (30)",
+        help="CPU seconds per move in tree and recorded-game tests (30)",
     )
     add(
         "--test-timeout",
         dest="test_timeout",
         type=float,
-        default=600.0,
-        help="seconds per test (600)",
+        default=None,
+        help="CPU seconds per test (default: what the test's own limits allow)",
+    )
+    add(
+        "--submission-timeout",
+        dest="submission_timeout",
+        type=float,
+        default=None,
+        help="CPU seconds for a whole submission (default: the sum of its tests' limits)",
+    )
+    add(
+        "--unsafe-readable-answers",
+        dest="unsafe",
+        action="store_true",
+        help="grade --submissions or Gradescope runs even where student code could read the "
+        "solutions (no namespaces and no Landlock on this machine)",
     )
     add(
         "--memory-limit",
@@ -181,12 +196,25 @@ def _test_root(args: argparse.Namespace) -> str:
     return "test_cases"
 
 
-def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
-    limits = Limits(
-        move_seconds=args.move_timeout, test_seconds=args.test_timeout, memory_mb=args.memory_mb
+def _limits(args: argparse.Namespace) -> Limits:
+    for flag, value in (
+        ("--move-timeout", args.move_timeout),
+        ("--test-timeout", args.test_timeout),
+        ("--submission-timeout", args.submission_timeout),
+    ):
+        if value is not None and not value > 0:
+            raise UsageError(f"{flag} {value:g}: must be a positive number of seconds")
+    return Limits(
+        move_seconds=args.move_timeout,
+        test_seconds=args.test_timeout,
+        submission_seconds=args.submission_timeout,
+        memory_mb=args.memory_mb,
     )
+
+
+def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
     return GradingOptions(
-        limits=limits,
+        limits=_limits(args),
         isolation=args.isolation,
         audit=args.audit,
         mute=args.mute,
@@ -198,9 +226,6 @@ def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
 def make_config(
     args: argparse.Namespace, stage: str, staged: list[str], extra_deny: list[str]
 ) -> SandboxConfig:
-    limits = Limits(
-        move_seconds=args.move_timeout, test_seconds=args.test_timeout, memory_mb=args.memory_mb
-    )
     deny = [os.path.abspath(_test_root(args)), *extra_deny]
     if args.run_test:
         deny.append(os.path.dirname(os.path.dirname(os.path.abspath(args.run_test))))
@@ -210,13 +235,41 @@ def make_config(
         student_files=staged,
         code_dir=stage if staged else None,
         deny=[d for d in deny if os.path.isdir(d)],
-        limits=limits,
+        limits=_limits(args),
         isolation=args.isolation,
         audit=args.audit,
     )
 
 
+UNSAFE_WARNING = (
+    "WARNING: student code could read the test answers here ({why}): the grades of a "
+    "hostile submission cannot be trusted."
+)
+
+
+def check_protections(args: argparse.Namespace, out: TextIO) -> None:
+    """Refuse, or warn in the report's first line, where the answers cannot be hidden."""
+    from pacman.grading.sandbox import protections_here
+
+    if not (args.submissions or args.gradescope) and not student_names(args):
+        return
+    found = protections_here(args.isolation)
+    if found.get("answers_hidden"):
+        return
+    why = f"{found.get('isolation', 'process')} isolation, and no Landlock on this kernel"
+    if (args.submissions or args.gradescope) and not args.unsafe:
+        raise UsageError(
+            f"autograder: student code could read the test answers here ({why}); refusing to "
+            "grade --submissions or Gradescope runs. Run where namespaces or Landlock work, or "
+            "pass --unsafe-readable-answers to grade anyway."
+        )
+    print(UNSAFE_WARNING.format(why=why), file=out, flush=True)
+
+
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    _limits(args)  # a bad limit fails before anything runs
+    if not args.generate_solutions:
+        check_protections(args, out)
     if args.submissions:
         from pacman.grading.batch import run_batch
 
@@ -271,7 +324,18 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             block = question_block(question, outcome, args.mute, args.print_tests)
             print(block, file=out, flush=True)
 
-        result = grade(questions, config, jobs=args.jobs or os.cpu_count() or 1, on_question=show)
+        def started(load_error: str | None) -> None:
+            if load_error is not None:
+                lines = load_error.splitlines()
+                print("\n".join(PREFIX + line for line in lines) + "\n", file=out, flush=True)
+
+        result = grade(
+            questions,
+            config,
+            jobs=args.jobs or os.cpu_count() or 1,
+            on_question=show,
+            on_start=started,
+        )
     if not args.run_test:
         print(summary_block(result), file=out, flush=True)
     data = results_json(result, args.mute)

@@ -10,6 +10,7 @@ ones, the report names that mistake.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -188,6 +189,21 @@ UNSCORABLE_HINT = (
     "by every ghost; the evaluation function is applied only at the depth limit or at a "
     "finished game."
 )
+
+
+ROOT_SCORED_HINT = (
+    "Diagnosis: your search scored the start state (the state getAction was given) where it "
+    "should have scored the state it reached: at a win, a loss or the depth limit, call the "
+    "evaluation function on that state, not on the root."
+)
+
+
+def unscorable_hints(error: str, tree: Any) -> list[str]:
+    """The diagnosis for a search that asked for the score of a state that has none."""
+    found = re.search(r"state '([^']*)' has no evaluation value", error)
+    if found is None:
+        return []
+    return [ROOT_SCORED_HINT if found.group(1) == tree.start.name else UNSCORABLE_HINT]
 
 
 def side_by_side(

@@ -10,12 +10,12 @@ import ast
 import json
 import os
 import random
-import time
+import threading
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from pacman.grading import diagnose
-from pacman.grading.sandbox import Limits, WorkerDied, WorkerPool, WorkerTimeout
+from pacman.grading.sandbox import Limits, WorkerDied, WorkerPool, WorkerTimeout, seconds
 from pacman.grading.testfile import TestFile, TestFileError
 
 MAX_NAME = 200
@@ -36,28 +36,73 @@ class TestResult:
     max_points: float = 0.0
     messages: list[str] = field(default_factory=list)
     output: str = ""
+    timed_out: bool = False  # a time limit ended it (later tests of its question may be moot)
 
     __test__ = False
 
 
+class Budget:
+    """CPU seconds left for a whole submission, shared by the tests running in parallel."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.total = seconds
+        self.left = float("inf") if seconds is None else seconds
+        self._lock = threading.Lock()
+
+    def charge(self, used: float) -> None:
+        with self._lock:
+            self.left -= used
+
+
 @dataclass
 class Context:
-    """What a test needs to run: the student's workers, the limits, the test's deadline."""
+    """What a test needs to run: the student's workers, the limits, the time left."""
 
     pool: WorkerPool
     limits: Limits
-    deadline: float = float("inf")
+    budget: Budget = field(default_factory=lambda: Budget(None))
+    test_left: float = float("inf")
 
     def for_test(self) -> Context:
-        """A copy whose deadline is ``test_seconds`` from now."""
-        return Context(self.pool, self.limits, time.monotonic() + self.limits.test_seconds)
+        """A copy for one test, with the test's own CPU allowance (``--test-timeout``)."""
+        allowed = self.limits.test_seconds
+        return Context(
+            self.pool, self.limits, self.budget, float("inf") if allowed is None else allowed
+        )
 
-    def timeout(self, budget: float | None = None) -> float:
-        """Seconds allowed for the next request: the move limit, the test's and ``budget`` left."""
-        left = min(self.limits.move_seconds, self.deadline - time.monotonic())
-        if budget is not None:
-            left = min(left, budget)
-        return max(left, 0.0)
+    def call(
+        self,
+        worker: Any,
+        op: str,
+        what: str,
+        move_seconds: float | None = None,
+        game_left: float | None = None,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """One request, limited by the tightest of the move's, game's, test's and
+        submission's CPU allowances, each charged with the CPU time the request used."""
+        allowances = [
+            (self.limits.move_seconds if move_seconds is None else move_seconds, "per-move limit"),
+            (self.test_left, "test's limit"),
+            (self.budget.left, "submission's time budget"),
+        ]
+        if game_left is not None:
+            allowances.append((game_left, "game's limit"))
+        limit, name = min(allowances, key=lambda pair: pair[0])
+        worker.last_cpu = 0.0
+        if limit <= 0:
+            total = {
+                "test's limit": self.limits.test_seconds,
+                "submission's time budget": self.budget.total,
+                "game's limit": None,
+            }.get(name)
+            of = f" of {seconds(total)}" if total is not None else ""
+            raise WorkerTimeout(f"the {name}{of} of CPU time was used up before {what}")
+        try:
+            return worker.call(op, limit, what, f"the {name}", **fields)
+        finally:
+            self.test_left -= worker.last_cpu
+            self.budget.charge(worker.last_cpu)
 
 
 def _name(value: Any, what: str) -> str:
@@ -87,9 +132,9 @@ def _require(test: TestFile, key: str) -> str:
     return value
 
 
-def _worker_problem(error: Exception) -> str:
+def worker_problem(error: Exception) -> str:
     if isinstance(error, WorkerTimeout):
-        return f"Your code timed out: it {error} (an infinite loop, or a search far too slow)."
+        return f"Your code timed out: {error}."
     if isinstance(error, WorkerDied):
         return f"Your code's process {error}."
     return f"Your code's process sent an unusable reply ({error})."
@@ -115,6 +160,10 @@ class TestCase:
         """Rough relative cost, so long tests start first."""
         return 1.0
 
+    def max_seconds(self, limits: Limits, solution: TestFile) -> float:
+        """The most CPU time this test lets the student's code use (one move, by default)."""
+        return limits.move_seconds
+
     def run(self, ctx: Context, solution: TestFile) -> TestResult:
         raise NotImplementedError
 
@@ -129,8 +178,11 @@ class TestCase:
         output: str = "",
         points: float = 0.0,
         max_points: float = 0.0,
+        timed_out: bool = False,
     ) -> TestResult:
-        return TestResult(self.display_path, passed, points, max_points, messages, output)
+        return TestResult(
+            self.display_path, passed, points, max_points, messages, output, timed_out
+        )
 
 
 # ------------------------------------------------------------------------------ game trees
@@ -164,15 +216,17 @@ class GraphGameTreeTest(TestCase):
         worker = ctx.pool.get()
         worker.mark_output()
         try:
-            reply = worker.call(
+            reply = ctx.call(
+                worker,
                 "tree",
-                ctx.timeout(),
+                f"{self.alg}.getAction",
                 fields=fields,
                 agent=self.alg,
                 kwargs={"depth": self.depth},
             )
         except (WorkerDied, WorkerTimeout) as error:
-            return None, [], _worker_problem(error), worker.output()
+            self._timed_out = isinstance(error, WorkerTimeout)
+            return None, [], worker_problem(error), worker.output()
         output = worker.output()
         try:
             action = reply.get("action")
@@ -198,7 +252,7 @@ class GraphGameTreeTest(TestCase):
                 error = f"Error in your code: {str(error)[:2000]}"
         except ReplyError as problem:
             worker.kill()
-            return None, [], _worker_problem(problem), output
+            return None, [], worker_problem(problem), output
         return action, expansions, error, output
 
     def generate(self, ctx: Context) -> dict[str, str]:
@@ -216,14 +270,14 @@ class GraphGameTreeTest(TestCase):
     def run(self, ctx: Context, solution: TestFile) -> TestResult:
         gold_action = _require(solution, "action").strip()
         gold_generated = _require(solution, "generated").split()
+        self._timed_out = False
         action, expansions, error, output = self._observe(ctx)
         messages: list[str] = []
         if error is not None:
             messages.append(error)
-            if "has no evaluation value" in error:
-                messages.append(diagnose.UNSCORABLE_HINT)
+            messages += diagnose.unscorable_hints(error, self.tree)
             messages += self._tree_lines()
-            return self.result(False, messages, output)
+            return self.result(False, messages, output, timed_out=self._timed_out)
         generated = diagnose.generated_names(self.tree.start.name, expansions)
         fail = False
         if action != gold_action:
@@ -344,10 +398,15 @@ class _RemoteFailure(Exception):
 class _Channel:
     """Requests to one worker during a game; remembers the first failure it raised."""
 
-    def __init__(self, worker: Any, ctx: Context, budget: float | None = None) -> None:
+    def __init__(
+        self, worker: Any, ctx: Context, agent: str, game_seconds: float | None = None
+    ) -> None:
         self.worker = worker
         self.ctx = ctx
-        self.budget = budget
+        self.agent = agent
+        # CS188's --timeout: the limit of each move, and of all of a game's moves together.
+        self.move_seconds = game_seconds
+        self.game_left = game_seconds
         self.failure: _RemoteFailure | None = None
 
     def fail(self, message: str, timeout: bool = False) -> NoReturn:
@@ -356,15 +415,21 @@ class _Channel:
             self.failure = error
         raise error
 
-    def call(self, op: str, **fields: Any) -> dict[str, Any]:
-        tic = time.monotonic()
+    def call(self, op: str, method: str, **fields: Any) -> dict[str, Any]:
         try:
-            reply = self.worker.call(op, self.ctx.timeout(self.budget), **fields)
+            reply = self.ctx.call(
+                self.worker,
+                op,
+                f"{self.agent}.{method}",
+                self.move_seconds,
+                self.game_left,
+                **fields,
+            )
         except (WorkerDied, WorkerTimeout) as error:
-            self.fail(_worker_problem(error), isinstance(error, WorkerTimeout))
+            self.fail(worker_problem(error), isinstance(error, WorkerTimeout))
         finally:
-            if self.budget is not None:
-                self.budget -= time.monotonic() - tic
+            if self.game_left is not None:
+                self.game_left -= self.worker.last_cpu
         if reply.get("error") is not None:
             self.fail(f"Error in your code: {str(reply['error'])[:2000]}")
         return reply
@@ -373,7 +438,7 @@ class _Channel:
         try:
             return _name(reply.get("action"), "the action")
         except ReplyError as error:
-            self.fail(_worker_problem(error))
+            self.fail(worker_problem(error))
 
 
 def _layout_from_text(test: TestFile) -> Any:
@@ -399,6 +464,10 @@ class PacmanGameTreeTest(TestCase):
 
     def cost(self) -> float:
         return 50.0
+
+    def max_seconds(self, limits: Limits, solution: TestFile) -> float:
+        moves = len(_require(solution, "optimalActions").splitlines()) if solution else 0
+        return limits.move_seconds * (moves + 1)  # every move, and registerInitialState
 
     def _lines(self, solution: TestFile, key: str) -> list[Any]:
         try:
@@ -426,7 +495,7 @@ class PacmanGameTreeTest(TestCase):
         worker.mark_output()
         state = GameState.initial(self.layout, self.num_ghosts)
         test = self
-        channel = _Channel(worker, ctx)
+        channel = _Channel(worker, ctx, self.alg)
 
         class Grading:
             index = 0
@@ -437,6 +506,7 @@ class PacmanGameTreeTest(TestCase):
             def register_initial_state(self, state: Any) -> None:
                 channel.call(
                     "game_start",
+                    "registerInitialState",
                     layout_text=test.test["layout"],
                     layout_name=test.layout.name,
                     num_ghosts=test.num_ghosts,
@@ -453,6 +523,7 @@ class PacmanGameTreeTest(TestCase):
                 step = self.step
                 reply = channel.call(
                     "act",
+                    "getAction",
                     moves=moves.take(),
                     reseed=test.seed + step if step else None,
                     burn=rng.draws if step else 0,
@@ -530,7 +601,9 @@ class PacmanGameTreeTest(TestCase):
         moves = f"on {self.layout.name}"
         if failure is not None:
             if timed_out:
-                return self.result(False, [f"Agent timed out {moves}. No credit.", failure], output)
+                return self.result(
+                    False, [f"Agent timed out {moves}. No credit.", failure], output, timed_out=True
+                )
             return self.result(False, [f"Agent crashed {moves}. No credit.", failure], output)
         messages: list[str] = []
         if wrong_count:
@@ -673,6 +746,9 @@ class EvalAgentTest(TestCase):
     def cost(self) -> float:
         return 100.0 * self.num_games
 
+    def max_seconds(self, limits: Limits, solution: TestFile) -> float:
+        return self.num_games * self.max_time
+
     def generate(self, ctx: Context) -> dict[str, str]:
         return {}
 
@@ -704,7 +780,7 @@ class EvalAgentTest(TestCase):
         from pacman.state import GameState
 
         moves = _MoveLog()
-        channel = _Channel(worker, ctx, self.max_time)
+        channel = _Channel(worker, ctx, self.agent, self.max_time)
         test = self
 
         class Remote:
@@ -713,6 +789,7 @@ class EvalAgentTest(TestCase):
             def register_initial_state(self, state: Any) -> None:
                 channel.call(
                     "game_start",
+                    "registerInitialState",
                     layout_text=None,
                     layout_name=test.layout.name,
                     num_ghosts=len(test.ghosts),
@@ -724,10 +801,10 @@ class EvalAgentTest(TestCase):
                 )
 
             def get_action(self, state: Any) -> str:
-                return channel.action(channel.call("act", moves=moves.take()))
+                return channel.action(channel.call("act", "getAction", moves=moves.take()))
 
             def final(self, state: Any) -> None:
-                channel.call("game_end", moves=moves.take())
+                channel.call("game_end", "final", moves=moves.take())
 
         ghosts = [GHOST_TYPES[name](*args, **kwargs, rng=rng) for name, args, kwargs in self.ghosts]
         state = GameState.initial(self.layout, len(self.ghosts))

@@ -12,10 +12,14 @@ import os
 import select
 import struct
 import time
+from collections.abc import Callable
 from typing import Any
 
-#: The largest frame either side accepts (a log of ~100k expansions fits).
-MAX_FRAME = 32 * 1024 * 1024
+#: The largest frame either side accepts by default (a log of ~100k expansions fits).
+MAX_FRAME = 4 * 1024 * 1024
+
+#: Called while waiting on a pipe, every ``poll`` seconds; it may raise to give up.
+Watch = Callable[[], None]
 
 _HEADER = struct.Struct(">I")
 
@@ -39,14 +43,30 @@ def encode(message: Any) -> bytes:
     return _HEADER.pack(len(body)) + body
 
 
-def write_frame(fd: int, message: Any, deadline: float | None = None) -> None:
+def _wait_left(deadline: float | None, watch: Watch | None, poll: float, what: str) -> float | None:
+    """Seconds to wait for the pipe now; runs ``watch`` and raises Timeout past the deadline."""
+    if watch is not None:
+        watch()
+    if deadline is None:
+        return poll if watch is not None else None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise Timeout(what)
+    return min(left, poll) if watch is not None else left
+
+
+def write_frame(
+    fd: int,
+    message: Any,
+    deadline: float | None = None,
+    watch: Watch | None = None,
+    poll: float = 0.05,
+) -> None:
     """Send one message; with a deadline, give up (Timeout) if the reader stalls."""
     data = memoryview(encode(message))
     while data:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Timeout("the other side stopped reading")
+        if deadline is not None or watch is not None:
+            left = _wait_left(deadline, watch, poll, "the other side stopped reading")
             _, ready, _ = select.select([], [fd], [], left)
             if not ready:
                 continue
@@ -57,14 +77,14 @@ def write_frame(fd: int, message: Any, deadline: float | None = None) -> None:
         data = data[written:]
 
 
-def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
+def _read_exact(
+    fd: int, size: int, deadline: float | None, watch: Watch | None, poll: float
+) -> bytes:
     chunks: list[bytes] = []
     missing = size
     while missing:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Timeout("no reply before the deadline")
+        if deadline is not None or watch is not None:
+            left = _wait_left(deadline, watch, poll, "no reply before the deadline")
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
@@ -76,12 +96,21 @@ def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
     return b"".join(chunks)
 
 
-def read_frame(fd: int, deadline: float | None = None) -> Any:
-    """Receive one message (any JSON value); raise ProtocolError on anything malformed."""
-    (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size, deadline))
-    if size > MAX_FRAME:
-        raise ProtocolError(f"frame of {size} bytes announced; the limit is {MAX_FRAME}")
-    body = _read_exact(fd, size, deadline)
+def read_frame(
+    fd: int,
+    deadline: float | None = None,
+    watch: Watch | None = None,
+    poll: float = 0.05,
+    max_size: int = MAX_FRAME,
+) -> Any:
+    """Receive one message (any JSON value); raise ProtocolError on anything malformed.
+
+    A frame announced larger than ``max_size`` is refused before it is read.
+    """
+    (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size, deadline, watch, poll))
+    if size > max_size:
+        raise ProtocolError(f"a reply of {size} bytes announced; the limit is {max_size}")
+    body = _read_exact(fd, size, deadline, watch, poll)
     try:
         return json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import time
 from typing import Any
@@ -12,19 +13,27 @@ from pacman.grading.runner import Question, QuestionResult, RunResult
 
 PREFIX = "***     "
 
+#: Control characters (C0 but newline and tab, DEL, C1) as they are shown: escaped.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    """``text`` with control characters escaped (``\\x1b``), so a terminal shows them, not obeys."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
 
 def format_test(result: Any, mute: bool) -> list[str]:
     verdict = "PASS" if result.passed else "FAIL"
     lines = []
     for message in result.messages:
         for line in str(message).splitlines() or [""]:
-            lines.append(PREFIX + line)
+            lines.append(PREFIX + clean(line))
     if result.output and not mute:
         lines.append(
             PREFIX + "Your code printed (shown with '| ' so it cannot pass for grader output):"
         )
         for line in result.output.splitlines():
-            lines.append(PREFIX + "| " + line)
+            lines.append(PREFIX + "| " + clean(line))
     if result.max_points:
         head = f"*** {verdict}: {result.path} ({result.points:g} of {result.max_points:g} points)"
     else:
@@ -92,9 +101,30 @@ def results_json(run: RunResult, mute: bool = False) -> dict[str, Any]:
         "score": run.total,
         "max_score": run.max_total,
         "execution_time": round(run.seconds, 3),
-        "output": f"Total: {run.total:g}/{run.max_total} (isolation: {run.isolation})",
+        "output": "\n".join(
+            line
+            for line in (
+                clean(run.load_error) if run.load_error else None,
+                f"Total: {run.total:g}/{run.max_total} (isolation: {protection_summary(run)})",
+            )
+            if line
+        ),
         "tests": tests,
+        "protections": run.protections,
     }
+
+
+def protection_summary(run: RunResult) -> str:
+    """``namespaces, uid 2100000257, Landlock v7, seccomp``: what held the student's code."""
+    found = run.protections
+    parts = [run.isolation]
+    if found.get("separate_uid"):
+        parts.append(f"uid {found.get('uid')}")
+    if found.get("landlock"):
+        parts.append(f"Landlock v{found['landlock']}")
+    if found.get("seccomp"):
+        parts.append("seccomp")
+    return ", ".join(parts)
 
 
 def write_json(path: str, data: Any) -> None:

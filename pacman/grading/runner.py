@@ -9,14 +9,30 @@ workers (one per thread); the questions are reported in order.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from pacman.grading.kinds import Context, TestCase, TestResult, display, make_test
-from pacman.grading.sandbox import SandboxConfig, SandboxError, WorkerPool
+from pacman.grading.kinds import (
+    Budget,
+    Context,
+    TestCase,
+    TestResult,
+    display,
+    make_test,
+    worker_problem,
+)
+from pacman.grading.sandbox import (
+    Limits,
+    SandboxConfig,
+    SandboxError,
+    WorkerDied,
+    WorkerPool,
+    WorkerTimeout,
+)
 from pacman.grading.testfile import TestFile, TestFileError, read_test_file
 
 QUESTION_KINDS = ("PassAllTestsQuestion", "PartialCreditQuestion", "NumberPassedQuestion")
@@ -145,6 +161,10 @@ class RunResult:
     questions: list[QuestionResult]
     seconds: float
     isolation: str
+    protections: dict[str, Any] = field(default_factory=dict)
+    #: Why the student's files could not be imported (then no question was graded).
+    load_error: str | None = None
+    budget_seconds: float | None = None  # the submission's CPU budget
 
     @property
     def total(self) -> float:
@@ -161,7 +181,48 @@ def _read_solution(path: str) -> TestFile:
     return read_test_file(path)
 
 
-def _safe_run(test: TestCase, ctx: Context, solution: TestFile) -> TestResult:
+NOT_IMPORTED = "Not graded: the student's file does not import (see the error above)."
+
+
+def submission_budget(
+    questions: list[Question], solutions: dict[str, TestFile], limits: Limits
+) -> float:
+    """The CPU seconds a submission may use in all: what its tests allow, added up.
+
+    Never below what the tests themselves allow, so a submission within every per-move
+    and per-game limit is never cut; ``--submission-timeout`` may set it lower.
+    """
+    if limits.submission_seconds is not None:
+        return limits.submission_seconds
+    total = 0.0
+    for question in questions:
+        for test, path in question.tests:
+            allowed = test.max_seconds(limits, solutions[path])
+            if limits.test_seconds is not None:
+                allowed = min(allowed, limits.test_seconds)
+            total += allowed
+    return total
+
+
+def _check_import(ctx: Context) -> str | None:
+    """The student files' import error, once for the whole run (None: they import)."""
+    worker = ctx.pool.get()
+    worker.mark_output()
+    try:
+        reply = ctx.call(worker, "load", "importing the student files")
+    except (WorkerDied, WorkerTimeout) as error:
+        return worker_problem(error)
+    error = reply.get("error")
+    if error is None:
+        return None
+    output = worker.output().strip()
+    printed = f"\nIt printed:\n{output}" if output else ""
+    return f"Your code could not be imported: {str(error)[:2000]}{printed}"
+
+
+def _safe_run(test: TestCase, ctx: Context, solution: TestFile, skip: str | None) -> TestResult:
+    if skip is not None:
+        return test.result(False, [skip])
     try:
         return test.run(ctx.for_test(), solution)
     except (TestFileError, SandboxError):
@@ -176,10 +237,13 @@ def grade(
     *,
     jobs: int = 2,
     on_question: Callable[[Question, QuestionResult], None] | None = None,
+    on_start: Callable[[str | None], None] | None = None,
 ) -> RunResult:
-    """Run every test of ``questions`` against the code ``config`` describes."""
-    from pacman.grading.sandbox import resolve_isolation
+    """Run every test of ``questions`` against the code ``config`` describes.
 
+    ``on_start`` hears, before the first question, why the student's files do not
+    import (None when they do); ``on_question`` hears each question as it is scored.
+    """
     started = time.monotonic()
     solutions = {
         path: _read_solution(path)
@@ -188,30 +252,70 @@ def grade(
         for q in questions
         for test, path in q.tests
     }
+    budget_seconds = submission_budget(questions, solutions, config.limits)
     pool = WorkerPool(config)
-    ctx = Context(pool, config.limits)
-    futures: dict[int, Future[TestResult]] = {}
-    everything = [(test, path) for q in questions for test, path in q.tests]
-    order = sorted(range(len(everything)), key=lambda i: -everything[i][0].cost())
+    ctx = Context(pool, config.limits, Budget(budget_seconds))
+    everything = [(q, test, path) for q in questions for test, path in q.tests]
+    order = sorted(range(len(everything)), key=lambda i: -everything[i][1].cost())
+    # A question all of whose tests must pass is lost once one test ran out of time:
+    # its tests not yet started are reported, not run (an infinite loop would otherwise
+    # cost every test its full limit).
+    lost: dict[str, str] = {}
+    lost_lock = threading.Lock()
+
+    def run_one(index: int) -> TestResult:
+        question, test, path = everything[index]
+        with lost_lock:
+            skip = lost.get(question.name)
+        result = _safe_run(test, ctx, solutions[path], skip)
+        if result.timed_out and question.kind == "PassAllTestsQuestion":
+            with lost_lock:
+                lost.setdefault(
+                    question.name,
+                    f"Not run: {result.path} ran out of time, so this question scores 0 "
+                    "whatever this test does.",
+                )
+        return result
+
     results: list[QuestionResult] = []
+    load_error = None
     try:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as executor:
-            for i in order:
-                test, path = everything[i]
-                futures[i] = executor.submit(_safe_run, test, ctx, solutions[path])
-            index = 0
+        if config.student_files:
+            load_error = _check_import(ctx)
+        if on_start is not None:
+            on_start(load_error)
+        if load_error is not None:
             for question in questions:
-                test_results = []
-                for _ in question.tests:
-                    test_results.append(futures[index].result())
-                    index += 1
-                outcome = score_question(question, test_results)
+                skipped = [test.result(False, [NOT_IMPORTED]) for test, _ in question.tests]
+                outcome = QuestionResult(question.name, 0.0, question.max_points, skipped)
                 results.append(outcome)
                 if on_question is not None:
                     on_question(question, outcome)
+        else:
+            with ThreadPoolExecutor(max_workers=max(1, jobs)) as executor:
+                futures: dict[int, Future[TestResult]] = {
+                    i: executor.submit(run_one, i) for i in order
+                }
+                index = 0
+                for question in questions:
+                    test_results = []
+                    for _ in question.tests:
+                        test_results.append(futures[index].result())
+                        index += 1
+                    outcome = score_question(question, test_results)
+                    results.append(outcome)
+                    if on_question is not None:
+                        on_question(question, outcome)
     finally:
         pool.close()
-    return RunResult(results, time.monotonic() - started, resolve_isolation(config.isolation))
+    return RunResult(
+        results,
+        time.monotonic() - started,
+        pool.isolation,
+        pool.protections,
+        load_error,
+        budget_seconds,
+    )
 
 
 def generate_solutions(

@@ -24,9 +24,11 @@ student's code did, and every reply is checked before it is used.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -44,16 +46,30 @@ PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(_
 ISOLATION_MODES = ("auto", "namespaces", "bwrap", "process")
 
 
-@dataclass
-class Limits:
-    """Resource limits for student code."""
+#: The wall-clock backstop for a request is this multiple of its CPU limit, plus
+#: BACKSTOP_SLACK seconds: it only catches code that sleeps or blocks, since busy code
+#: meets its CPU limit first, whatever else the machine is doing.
+BACKSTOP_FACTOR = 5.0
+BACKSTOP_SLACK = 5.0
 
-    move_seconds: float = 30.0  # one getAction call, or one whole tree test
-    test_seconds: float = 600.0  # everything one test asks of the worker
+
+def backstop(cpu_seconds: float) -> float:
+    """Wall-clock seconds a request may take when it is allowed ``cpu_seconds`` of CPU."""
+    return BACKSTOP_FACTOR * cpu_seconds + BACKSTOP_SLACK
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for student code. Times are CPU seconds of the student's process."""
+
+    move_seconds: float = 30.0  # one getAction in a tree or recorded-game test
+    test_seconds: float | None = None  # everything one test asks (None: the test's own limits)
+    submission_seconds: float | None = None  # the whole submission (None: derived from the suite)
     memory_mb: int = 2048
-    cpu_seconds: int = 3600  # for the worker's whole life; the wall clock is the real guard
     output_bytes: int = 20_000  # student output kept per test
-    fsize_mb: int = 16
+    fsize_mb: int = 16  # one file written by student code
+    disk_mb: int = 64  # everything written in the worker's scratch folder
+    reply_bytes: int = 4 * 1024 * 1024  # one reply from the worker
 
 
 @dataclass
@@ -66,6 +82,7 @@ class SandboxConfig:
     limits: Limits = field(default_factory=Limits)
     isolation: str = "auto"
     audit: bool = True
+    uid: int | None = None  # the submission's own uid (root graders); None: allocate one
 
 
 #: The project's search code (relative to the project root): hidden from student code, which
@@ -74,6 +91,16 @@ REFERENCE_CODE = (
     "agents",
     os.path.join("pacman", "grading", "diagnose.py"),
     os.path.join("pacman", "grading", "reference.py"),
+)
+#: What Landlock keeps from student code besides the suites (relative to the project root):
+#: the reference agents, the grader's own code (its shims excepted), the project's suites
+#: and tests (whose fixtures include full-marks submissions).
+PRIVATE_CODE = (
+    "agents",
+    os.path.join("pacman", "grading"),
+    os.path.join("pacman", "test_cases"),
+    "test_cases",
+    "tests",
 )
 #: The same, as module names, for the worker's import check.
 REFERENCE_MODULES = ("agents", "pacman.grading.diagnose", "pacman.grading.reference")
@@ -105,7 +132,7 @@ def _under_private_mounts(paths: list[str]) -> list[str]:
 
 
 def hidden_paths(config: SandboxConfig) -> list[str]:
-    """The folders to hide from the worker, minus any holding what the worker needs to run.
+    """The folders to cover in a mount namespace, minus any holding what the worker needs.
 
     ``--code-directory .`` in a course folder may hold the grader itself: that folder stays
     visible (read-only), while the suite inside it is still hidden.
@@ -125,6 +152,36 @@ def hidden_paths(config: SandboxConfig) -> list[str]:
     return found
 
 
+def landlock_spec(config: SandboxConfig, scratch: str) -> dict[str, list[str]]:
+    """What the worker may read and write once Landlock holds (see :mod:`.lockdown`).
+
+    Student code reads the interpreter, the game's public modules, the layouts and its own
+    staged files; never the grader's code, the suites, the reference agents or the tests.
+    """
+    from pacman.grading.lockdown import SYSTEM_READ
+    from pacman.layout import bundled_layout_dir
+
+    package = os.path.join(PROJECT_ROOT, "pacman")
+    roots = [*SYSTEM_READ, sys.prefix, sys.base_prefix, os.path.dirname(sys.executable)]
+    roots += [package, str(bundled_layout_dir())]
+    keep = [sys.prefix, sys.base_prefix, os.path.join(package, "grading", "shims")]
+    hidden = [os.path.realpath(p) for p in config.deny]
+    if config.student_files:
+        hidden += [os.path.join(PROJECT_ROOT, name) for name in PRIVATE_CODE]
+        roots.append(config.code_dir or "")
+        keep.append(config.code_dir or "")
+    else:
+        # The project's own agents are what is graded: they must be importable.
+        roots.append(os.path.join(PROJECT_ROOT, "agents"))
+        hidden += [os.path.join(PROJECT_ROOT, name) for name in PRIVATE_CODE if name != "agents"]
+    return {
+        "reads": [r for r in roots if r],
+        "hidden": hidden,
+        "keep": [k for k in keep if k],
+        "writes": [scratch],
+    }
+
+
 class SandboxError(PacmanError):
     """A worker could not be started at all: the grader itself cannot run."""
 
@@ -134,14 +191,27 @@ class WorkerDied(Exception):
 
 
 class WorkerTimeout(Exception):
-    """The worker did not answer within the time allowed."""
+    """The worker went over a time limit; the message says which, and the time measured."""
 
 
-#: The user a root grader runs student code as in ``process`` mode, when it can.
+#: The user a root grader ran student code as before per-submission uids; still the probe's.
 NOBODY = 65534
+#: Per-submission uids are taken from here up: far above any real account.
+UID_BASE = 2_100_000_000
 
 _probe_lock = threading.Lock()
 _probed: dict[str, bool] = {}
+_uid_lock = threading.Lock()
+_uid_counter = 0
+
+
+def allocate_uid() -> int:
+    """A uid no other submission graded now (by this or another grader process) uses."""
+    global _uid_counter
+    with _uid_lock:
+        _uid_counter += 1
+        # The pid is unique among live graders on this machine; the counter within one.
+        return UID_BASE + (os.getpid() % 65536) * 256 + _uid_counter % 256
 
 
 def _probe(mode: str) -> bool:
@@ -157,7 +227,7 @@ def _probe(mode: str) -> bool:
                         *_unshare_prefix(),
                         "/bin/sh",
                         "-c",
-                        "mount -t tmpfs none /tmp && exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs true",
+                        "mount -t tmpfs none /tmp && mount -t tmpfs none /dev && exec true",
                     ]
                     ok = subprocess.run(command, capture_output=True, timeout=10).returncode == 0
             elif mode == "bwrap" and shutil.which("bwrap"):
@@ -199,12 +269,27 @@ def resolve_isolation(requested: str) -> str:
     return "process"
 
 
+def _student_uid(config: SandboxConfig, isolation: str) -> int | None:
+    """The uid student code switches to, or None when the grader is not root or cannot."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or isolation == "bwrap":
+        return None  # not root: already unprivileged; bwrap drops every capability itself
+    from pacman.grading.lockdown import landlock_abi
+
+    # Without Landlock holding the reads, the interpreter must be readable by anyone
+    # (namespaces mode makes private homes traversable; process mode cannot).
+    if landlock_abi() or isolation == "namespaces" or _probe("nobody"):
+        return config.uid if config.uid is not None else allocate_uid()
+    return None
+
+
 def _unshare_prefix() -> list[str]:
     return [
         "unshare",
         "--mount",
         "--net",
         "--pid",
+        "--ipc",
+        "--uts",
         "--fork",
         "--kill-child",
         "--mount-proc",
@@ -218,41 +303,86 @@ def _shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+def _untraversable_top(path: str) -> str | None:
+    """The highest folder above ``path`` that other users may not enter (e.g. ``/root``)."""
+    current = "/"
+    for part in path.strip("/").split("/")[:-1]:
+        current = os.path.join(current, part)
+        try:
+            mode = os.stat(current).st_mode
+        except OSError:
+            return None
+        if not mode & stat.S_IXOTH:
+            return current
+    return None
+
+
+#: Device nodes of the worker's own /dev in namespaces mode: (name, major, minor).
+_DEVICES = (("null", 1, 3), ("zero", 1, 5), ("full", 1, 7), ("random", 1, 8), ("urandom", 1, 9))
+
+
 def _namespace_script(
     config: SandboxConfig, inner: list[str], scratch: str, keep_fds: tuple[int, ...] = ()
 ) -> str:
-    """Shell run as root inside fresh namespaces: hide, freeze, drop capabilities, exec Python.
+    """Shell run as root inside fresh namespaces: hide, freeze, fresh /dev, then exec Python.
 
+    The worker itself then leaves root and locks itself down (:mod:`.lockdown`).
     ``keep_fds`` are the worker's pipes, which the script must not reuse or close.
     """
-    # Two spare single-digit descriptors (all the shell supports) that are not the worker's pipes.
-    shm_fd, tmp_fd = [fd for fd in range(3, 10) if fd not in keep_fds][:2]
+    spare = [fd for fd in range(3, 10) if fd not in keep_fds]
     lines = ["set -e"]
     own = config.code_dir
     if own:
         lines.append(f"cd {_shell_quote(own)}")
-    # Every mount read-only, except the kernel's own file systems.
+    # Every mount read-only, except the kernel's own file systems (replaced below).
     lines.append(
         "awk '{print $5}' /proc/self/mountinfo | while read -r m; do case \"$m\" in "
         '/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) ;; *) mount -o remount,bind,ro "$m" 2>/dev/null || true ;; esac; done'
     )
-    # Two descriptors keep the real /tmp and /dev/shm reachable under the private ones,
-    # so a virtualenv or checkout that lives there can be bound back, read-only.
-    lines.append(f"exec {shm_fd}</dev/shm {tmp_fd}</tmp")
-    lines.append("mount -t tmpfs -o size=64m,mode=1777 none /tmp")
-    lines.append(f"mkdir -p -m 1777 {_shell_quote(scratch)}")
-    # /dev/shm is shared with the host and with other submissions' workers.
-    lines.append("mount -t tmpfs -o size=16m none /dev/shm 2>/dev/null || true")
-    for path in _under_private_mounts(runtime_paths()):
-        top, fd = ("/tmp", tmp_fd) if _inside(path, "/tmp") else ("/dev/shm", shm_fd)
-        source = f"/proc/self/fd/{fd}{path[len(top) :]}"
+    # Folders the worker's private mounts would hide, but that hold what it needs: the
+    # interpreter or a checkout under /tmp, or under a home other users cannot enter.
+    needed = runtime_paths()
+    covers = ["/tmp"]
+    for path in needed:
+        top = _untraversable_top(path)
+        if top and top not in covers and not any(_inside(top, c) for c in covers):
+            covers.append(top)
+    descriptors = dict(zip(covers, spare, strict=False))
+    if len(descriptors) < len(covers):
+        raise SandboxError("too many private folders to cover")
+    lines.append("exec " + " ".join(f"{fd}<{_shell_quote(top)}" for top, fd in descriptors.items()))
+    for top in covers:
+        if top == "/tmp":
+            lines.append(f"mount -t tmpfs -o size={config.limits.disk_mb}m,mode=1777 none /tmp")
+            lines.append(f"mkdir -p -m 1777 {_shell_quote(scratch)}")
+        else:
+            lines.append(f"mount -t tmpfs -o size=64k,mode=0755 none {_shell_quote(top)}")
+    for path in needed:
+        top = next((c for c in covers if _inside(path, c)), None)
+        if top is None:
+            continue
+        source = f"/proc/self/fd/{descriptors[top]}{path[len(top) :]}"
         lines.append(f"mkdir -p {_shell_quote(path)}")
         lines.append(f"mount --no-canonicalize --bind {_shell_quote(source)} {_shell_quote(path)}")
         lines.append(f"mount -o remount,bind,ro {_shell_quote(path)}")
-    lines.append(f"exec {shm_fd}<&- {tmp_fd}<&-")
+    lines.append("exec " + " ".join(f"{fd}<&-" for fd in descriptors.values()))
+    # A /dev of the worker's own: a few harmless devices, read-only, and a private /dev/shm.
+    lines.append("mount -t tmpfs -o size=64k,mode=0755,nosuid,noexec none /dev")
+    for name, major, minor in _DEVICES:
+        lines.append(f"mknod -m 666 /dev/{name} c {major} {minor}")
+    lines.append("ln -s /proc/self/fd /dev/fd")
+    lines.append("mkdir /dev/shm")
+    lines.append("mount -o remount,ro /dev")
+    lines.append("mount -t tmpfs -o size=16m,nosuid,nodev,noexec none /dev/shm")
+    # No /sys at all, and the kernel's settings under /proc read-only.
+    lines.append("mount -t tmpfs -o size=4k,ro none /sys")
+    for knob in ("/proc/sys", "/proc/sysrq-trigger"):
+        lines.append(f"mount --bind {knob} {knob} && mount -o remount,bind,ro {knob}")
     for path in hidden_paths(config):
         if os.path.isfile(path):
-            lines.append(f"mount --bind /dev/null {_shell_quote(path)}")
+            # A path under a covered folder is already gone; any other must be covered.
+            quoted = _shell_quote(path)
+            lines.append(f"[ ! -e {quoted} ] || mount --bind /dev/null {quoted}")
         elif os.path.isdir(path):
             lines.append(
                 f"mount -t tmpfs -o size=4k,mode=0755,ro none {_shell_quote(path)} 2>/dev/null || true"
@@ -263,13 +393,7 @@ def _namespace_script(
         lines.append(f"mount --no-canonicalize --bind . {_shell_quote(own)}")
         lines.append(f"mount -o remount,bind,ro {_shell_quote(own)}")
         lines.append(f"cd {_shell_quote(own)}")
-    command = " ".join(_shell_quote(part) for part in inner)
-    # Also leave root when an unprivileged user can run this Python: root-only files
-    # (a 0600 solution the covers missed) then stay unreadable too.
-    user = f"--reuid={NOBODY} --regid={NOBODY} --clear-groups " if _probe("nobody") else ""
-    lines.append(
-        f"exec setpriv {user}--bounding-set=-all --inh-caps=-all --no-new-privs -- {command}"
-    )
+    lines.append("exec " + " ".join(_shell_quote(part) for part in inner))
     return "\n".join(lines)
 
 
@@ -289,6 +413,13 @@ def _bwrap_command(config: SandboxConfig, inner: list[str], scratch: str) -> lis
     return command + inner
 
 
+def seconds(value: float) -> str:
+    """A duration for a report: ``0.2 s``, ``3.4 s``, ``42 s``."""
+    if value < 10:
+        return f"{max(value, 0.0):.1f} s"
+    return f"{value:.0f} s"
+
+
 def _describe_exit(code: int | None, limits: Limits) -> str:
     if code is None:
         return "stopped answering"
@@ -297,9 +428,13 @@ def _describe_exit(code: int | None, limits: Limits) -> str:
         if number == signal.SIGKILL:
             return f"was killed (SIGKILL: most likely over the {limits.memory_mb} MB memory limit)"
         if number == getattr(signal, "SIGXCPU", -1):
-            return f"used up its {limits.cpu_seconds} s of CPU time"
+            return "used up the CPU time of its whole submission"
+        if number == getattr(signal, "SIGXFSZ", -1):
+            return f"wrote a file larger than {limits.fsize_mb} MB"
         if number == signal.SIGSEGV:
             return "crashed (segmentation fault; deep recursion or memory exhaustion?)"
+        if number == getattr(signal, "SIGSYS", -1):
+            return "made a system call from another architecture (killed by the sandbox)"
         try:
             name = signal.Signals(number).name
         except ValueError:
@@ -310,18 +445,80 @@ def _describe_exit(code: int | None, limits: Limits) -> str:
     return f"exited with status {code} (os._exit or a fatal error)"
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time used so far by process ``pid`` (all its threads), read from /proc."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as handle:
+            return int(handle.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _leaf_process(pid: int) -> int:
+    """The innermost process under ``pid`` (unshare's child, which became the worker)."""
+    for _ in range(8):
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as handle:
+                children = handle.read().split()
+        except OSError:
+            return pid
+        if not children:
+            return pid
+        pid = int(children[0])
+    return pid
+
+
+def _status_field(pid: int, name: str) -> str | None:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith(name + ":"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def _folder_bytes(folder: str) -> int:
+    total = 0
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        with contextlib.suppress(OSError), os.scandir(current) as entries:
+            for entry in entries:
+                with contextlib.suppress(OSError):
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    else:
+                        total += entry.stat(follow_symlinks=False).st_blocks * 512
+    return total
+
+
 class Worker:
     """One student worker process and its pipes."""
+
+    #: Seconds between looks at a busy worker's CPU time and disk use.
+    POLL = 0.05
 
     def __init__(self, config: SandboxConfig, isolation: str | None = None) -> None:
         self.config = config
         self.isolation = isolation or resolve_isolation(config.isolation)
         self.process: subprocess.Popen[bytes] | None = None
         self.dead: str | None = None
+        self.pid = -1  # the worker's own process, as the grader sees it
+        self.protections: dict[str, Any] = {}
+        self.last_cpu = 0.0  # CPU seconds the last request used
         self._next_id = 0
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
-        # The only folder the audit hook lets student code write to (and its TMPDIR).
+        # The only folder student code may write to (and its TMPDIR).
         self.scratch = tempfile.mkdtemp(prefix="pacman-scratch-")
+        self.uid = _student_uid(config, self.isolation)
         try:
             self._start()
         except BaseException:
@@ -344,6 +541,11 @@ class Worker:
         ]
         if self.isolation == "namespaces":
             command = [
+                # unshare must die with the grader; it takes the worker with it (--kill-child).
+                "setpriv",
+                "--pdeathsig",
+                "KILL",
+                "--",
                 *_unshare_prefix(),
                 "/bin/sh",
                 "-c",
@@ -365,13 +567,8 @@ class Worker:
             "OMP_NUM_THREADS": "1",
             "MKL_NUM_THREADS": "1",
         }
-        as_nobody: dict[str, Any] = {}
-        if self.isolation == "process" and _probe("nobody"):
-            # Root grading without namespaces: the student's code runs as an unprivileged
-            # user, so it cannot read root-only files (solutions with mode 0600), write the
-            # project, or signal the grader.
-            as_nobody = {"user": NOBODY, "group": NOBODY, "extra_groups": []}
-            os.chown(self.scratch, NOBODY, NOBODY)
+        if self.uid is not None:
+            os.chown(self.scratch, self.uid, self.uid)
         try:
             self.process = subprocess.Popen(
                 command,
@@ -382,7 +579,6 @@ class Worker:
                 start_new_session=True,
                 cwd=config.code_dir or tempfile.gettempdir(),
                 env=env,
-                **as_nobody,
             )
         except OSError as error:
             raise SandboxError(f"could not start a student worker: {error}") from None
@@ -391,10 +587,11 @@ class Worker:
             os.close(from_child_w)
         self._wfd = to_child_w
         self._rfd = from_child_r
+        limits = config.limits
         setup = {
-            "memory_mb": config.limits.memory_mb,
-            "cpu_seconds": config.limits.cpu_seconds,
-            "fsize_mb": config.limits.fsize_mb,
+            "memory_mb": limits.memory_mb,
+            "cpu_seconds": _life_cpu_seconds(limits),
+            "fsize_mb": limits.fsize_mb,
             "deny": hidden_paths(config),
             "writable": [self.scratch],
             "student": list(config.student_files),
@@ -402,6 +599,9 @@ class Worker:
             "chdir": config.code_dir,
             "audit": config.audit,
             "hidden_modules": list(REFERENCE_MODULES) if config.student_files else [],
+            "landlock": landlock_spec(config, self.scratch),
+            "uid": self.uid,
+            "isolation": self.isolation,
         }
         deadline = time.monotonic() + 30
         try:
@@ -419,6 +619,32 @@ class Worker:
         if not (isinstance(ready, dict) and "ready" in ready):
             self.kill()
             raise SandboxError("a student worker sent a malformed greeting")
+        self.pid = _leaf_process(self.process.pid)
+        self.protections = self._checked_protections(ready.get("protections") or {})
+
+    def _checked_protections(self, said: dict[str, Any]) -> dict[str, Any]:
+        """The worker's own account of its walls, with what the kernel shows put over it.
+
+        The greeting comes before any student code runs, so it is the grader's code
+        speaking; the uid, seccomp and no_new_privs are checked in /proc all the same.
+        """
+        found = dict(said)
+        uids = _status_field(self.pid, "Uid")
+        if uids is not None:
+            real = int(uids.split()[0])
+            found["uid"] = real
+            found["separate_uid"] = real not in (0, os.geteuid())
+        seccomp = _status_field(self.pid, "Seccomp")
+        if seccomp is not None:
+            found["seccomp"] = seccomp == "2"
+        no_new_privs = _status_field(self.pid, "NoNewPrivs")
+        if no_new_privs is not None:
+            found["no_new_privs"] = no_new_privs == "1"
+        found["isolation"] = self.isolation
+        found["answers_hidden"] = self.isolation in ("namespaces", "bwrap") or bool(
+            found.get("landlock")
+        )
+        return found
 
     # -- life and death ------------------------------------------------------------------------
 
@@ -431,6 +657,10 @@ class Worker:
                 os.killpg(process.pid, signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
+        if self.pid > 0 and self.pid != process.pid:
+            # Namespaces mode: the worker is unshare's child (it dies with unshare anyway).
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
         for fd in (self._wfd, self._rfd):
@@ -455,8 +685,6 @@ class Worker:
                 code = None
         if code is not None and why == "closed its pipe":
             why = _describe_exit(code, self.config.limits)
-        elif code is None and why == "closed its pipe":
-            why = "closed its pipe"
         self.dead = why
         self.kill()
 
@@ -464,24 +692,74 @@ class Worker:
     def alive(self) -> bool:
         return self.dead is None and self.process is not None
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time the worker has used in all (None where /proc cannot tell)."""
+        return _cpu_seconds(self.pid) if self.pid > 0 else None
+
     # -- requests ------------------------------------------------------------------------------
 
-    def call(self, op: str, timeout: float, **fields: Any) -> dict[str, Any]:
-        """Send one request; return the reply dict, or raise WorkerTimeout / WorkerDied."""
+    def call(
+        self,
+        op: str,
+        cpu_limit: float,
+        what: str = "it",
+        limit_name: str = "the CPU limit",
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """Send one request; return the reply dict, or raise WorkerTimeout / WorkerDied.
+
+        ``cpu_limit`` is charged in CPU seconds of the worker, so a busy machine does not
+        cut a request short; a wall-clock backstop (:func:`backstop`) catches code that
+        sleeps or blocks. ``what`` names the request in messages (``getAction``), and
+        ``limit_name`` the limit ``cpu_limit`` comes from.
+        """
         if not self.alive:
             raise WorkerDied(self.dead or "is not running")
         self._next_id += 1
         request = {"op": op, "id": self._next_id, **fields}
-        deadline = time.monotonic() + max(0.0, timeout)
+        cpu_limit = max(0.0, cpu_limit)
+        started = time.monotonic()
+        wall_limit = backstop(cpu_limit)
+        deadline = started + wall_limit
+        cpu_start = self.cpu_seconds()
+        quota = self.config.limits.disk_mb * 1024 * 1024
+        last_disk_look = [started]
+
+        def watch() -> None:
+            now = time.monotonic()
+            if cpu_start is not None:
+                used = (self.cpu_seconds() or cpu_start) - cpu_start
+                if used > cpu_limit:
+                    self.last_cpu = used
+                    self.dead = (
+                        f"{what} used more than {seconds(cpu_limit)} of CPU time "
+                        f"({limit_name}; {seconds(used)} measured)"
+                    )
+                    raise protocol.Timeout(self.dead)
+            if self.isolation == "process" and now - last_disk_look[0] > 0.5:
+                # No private tmpfs to cap the scratch folder: its size is checked instead.
+                last_disk_look[0] = now
+                if _folder_bytes(self.scratch) > quota:
+                    self.dead = f"wrote more than {self.config.limits.disk_mb} MB of files"
+                    raise protocol.Timeout(self.dead)
+
         try:
-            protocol.write_frame(self._wfd, request, deadline)
+            protocol.write_frame(self._wfd, request, deadline, watch, self.POLL)
             while True:
-                reply = protocol.read_frame(self._rfd, deadline)
+                reply = protocol.read_frame(
+                    self._rfd, deadline, watch, self.POLL, self.config.limits.reply_bytes
+                )
                 # Replies to other requests (forged or stale) are ignored.
                 if isinstance(reply, dict) and reply.get("id") == self._next_id:
-                    return reply
+                    break
         except protocol.Timeout:
-            self.dead = f"did not answer within {timeout:g} s"
+            if self.dead is None:
+                used = (self.cpu_seconds() or 0.0) - (cpu_start or 0.0)
+                self.dead = (
+                    f"{what} did not answer within {seconds(wall_limit)} of wall-clock time "
+                    f"(the backstop for {limit_name} of {seconds(cpu_limit)} of CPU; it used "
+                    f"{seconds(used)} of CPU, so it was mostly sleeping or blocked)"
+                )
             self.kill()
             raise WorkerTimeout(self.dead) from None
         except protocol.PipeClosed:
@@ -490,6 +768,11 @@ class Worker:
         except protocol.ProtocolError as error:
             self._fail(f"broke the protocol ({error})")
             raise WorkerDied(self.dead or "") from None
+        if cpu_start is not None:
+            self.last_cpu = max(0.0, (self.cpu_seconds() or cpu_start) - cpu_start)
+        else:
+            self.last_cpu = time.monotonic() - started
+        return reply
 
     def mark_output(self) -> None:
         """Start collecting the student's output for a new test.
@@ -520,14 +803,50 @@ class Worker:
         return text
 
 
+_protections_seen: dict[str, dict[str, Any]] = {}
+
+
+def protections_here(isolation: str) -> dict[str, Any]:
+    """What a student worker gets on this machine in ``isolation`` (one worker started once)."""
+    mode = resolve_isolation(isolation)
+    with _probe_lock:
+        if mode in _protections_seen:
+            return _protections_seen[mode]
+    worker = Worker(SandboxConfig(student_files=[], isolation=mode), mode)
+    try:
+        found = worker.protections
+    finally:
+        worker.close()
+    with _probe_lock:
+        _protections_seen[mode] = found
+    return found
+
+
+def _life_cpu_seconds(limits: Limits) -> int:
+    """RLIMIT_CPU for a worker's whole life: a backstop far above any request's limit."""
+    if limits.submission_seconds is not None:
+        return int(limits.submission_seconds) + 60
+    return 6 * 3600
+
+
 class WorkerPool:
     """Reusable workers for one submission: one per thread, replaced when one dies."""
 
     def __init__(self, config: SandboxConfig) -> None:
+        if config.uid is None:
+            # One uid for all of a submission's workers, and for no other submission.
+            config = dataclasses.replace(config, uid=allocate_uid())
         self.config = config
         self._local = threading.local()
         self._all: list[Worker] = []
         self._lock = threading.Lock()
+        #: What the first worker had in force (every worker of a pool gets the same).
+        self.protections: dict[str, Any] = {}
+
+    @property
+    def isolation(self) -> str:
+        """The isolation its workers run in."""
+        return self.protections.get("isolation") or resolve_isolation(self.config.isolation)
 
     def get(self) -> Worker:
         worker = getattr(self._local, "worker", None)
@@ -538,6 +857,8 @@ class WorkerPool:
             self._local.worker = worker
             with self._lock:
                 self._all.append(worker)
+                if not self.protections:
+                    self.protections = worker.protections
         return worker
 
     def _start(self) -> Worker:

@@ -187,11 +187,13 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
             shutil.rmtree(stage, ignore_errors=True)
     return {
         "submission": task.name,
-        "error": None,
+        "error": run.load_error,
         "total": run.total,
         "max_total": run.max_total,
         "seconds": round(run.seconds, 3),
         "isolation": run.isolation,
+        "protections": run.protections,
+        "budget_seconds": run.budget_seconds,
         "questions": {
             q.name: {
                 "points": q.points,

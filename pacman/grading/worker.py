@@ -149,6 +149,24 @@ def _set_limits(setup: dict[str, Any]) -> None:
     limit(resource.RLIMIT_CPU, int(cpu) if cpu else None)
     limit(resource.RLIMIT_FSIZE, int(setup.get("fsize_mb", 16)) * 1024 * 1024)
     limit(resource.RLIMIT_CORE, 0)
+    limit(resource.RLIMIT_NOFILE, 256)
+    if setup.get("uid") is not None:
+        # Counted per uid, threads included: the submission's own uid has only these.
+        limit(resource.RLIMIT_NPROC, 256)
+
+
+def _syntax_error(error: SyntaxError) -> str:
+    """``multiAgents.py line 12: IndentationError: ...`` and the offending line, caret below."""
+    name = os.path.basename(error.filename or "") or "the file"
+    text = f"{name} line {error.lineno}: {type(error).__name__}: {error.msg}"
+    if error.text:
+        source = error.text.rstrip("\n").expandtabs()
+        stripped = source.lstrip()
+        text += f"\n    {stripped}"
+        if error.offset and error.offset > 0:
+            column = max(0, min(error.offset - 1 - (len(source) - len(stripped)), len(stripped)))
+            text += "\n    " + " " * column + "^"
+    return text
 
 
 def _where(error: BaseException, files: tuple[str, ...]) -> str:
@@ -204,6 +222,8 @@ class Worker:
             raise Failure(
                 "crash", f"{what}: RecursionError: {error}{_where(error, self.files)}"
             ) from None
+        except SyntaxError as error:  # TabError and IndentationError too
+            raise Failure("syntax", _syntax_error(error)) from None
         except BaseException as error:  # student code may raise anything, KeyboardInterrupt too
             raise Failure(
                 "crash", f"{what}: {type(error).__name__}: {error}{_where(error, self.files)}"
@@ -378,18 +398,32 @@ def serve(rfd: int, wfd: int) -> None:
 
         for name in ("MinimaxAgent", "ReflexAgent"):
             getattr(agents, name, None)
+    protections: dict[str, Any] = {}
+    if setup.get("landlock") is not None:
+        from pacman.grading.lockdown import lock_down
+
+        spec = setup["landlock"]
+        protections = lock_down(
+            reads=spec["reads"],
+            hidden=spec["hidden"],
+            keep=spec["keep"],
+            writes=spec["writes"],
+            uid=setup.get("uid"),
+            isolation=setup.get("isolation", "process"),
+        ).to_dict()
     if setup.get("audit", True):
         # Libraries such as numpy import ctypes; loading it here (trusted) lets them import,
         # while the hook still refuses every ctypes call and library load made later.
         with contextlib.suppress(ImportError):
             import ctypes  # noqa: F401
+        protections["audit_hook"] = True
         _install_audit_hook(
             setup.get("deny", []),
             setup.get("writable", []),
             tuple(setup.get("hidden_modules", [])),
         )
     worker = Worker(setup)
-    protocol.write_frame(wfd, {"ready": os.getpid()})
+    protocol.write_frame(wfd, {"ready": os.getpid(), "protections": protections})
     while True:
         try:
             request = protocol.read_frame(rfd)
@@ -415,7 +449,12 @@ def serve(rfd: int, wfd: int) -> None:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
-        protocol.write_frame(wfd, reply)
+        try:
+            protocol.write_frame(wfd, reply)
+        except protocol.PipeClosed:
+            return
+        except protocol.ProtocolError as error:  # too large to send: say so instead
+            protocol.write_frame(wfd, {"id": reply["id"], "error": str(error), "kind": "crash"})
 
 
 def main(argv: list[str] | None = None) -> None:
