@@ -11,9 +11,12 @@ Submissions that are not variations of it (``other_style``,
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "grading"
+#: CS188's suite, beside the checkout (tests that need it skip when it is absent).
+BERKELEY = Path(__file__).resolve().parents[2] / "shared" / "berkeley" / "test_cases"
 HONEST = FIXTURES / "cs188_style" / "multiAgents.py"
 
 #: Code run at import time goes right after the student file's imports.
@@ -231,6 +234,11 @@ def submission_text(name: str) -> str:
     if whole.is_file():
         return whole.read_text()
     what, changes = VARIANTS[name]
+    return apply_changes(name, what, changes)
+
+
+def apply_changes(name: str, what: str, changes: list[Change]) -> str:
+    """The honest file with ``changes``, its header naming the variant and what it does."""
     text = HONEST.read_text().replace(
         "a CS188-style multiAgents.py.", f"(variant {name}) {what}.", 1
     )
@@ -250,4 +258,37 @@ def submission_folder(name: str, root: Path) -> Path:
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "multiAgents.py").write_text(submission_text(name))
+    return folder
+
+
+# A few CS188 trees per question: enough to show each classic mistake, fast to run.
+MINI = {
+    "q2": ["0-small-tree", "2-1a-vary-depth", "2-1b-vary-depth"],
+    "q3": ["0-small-tree", "6-tied-root"],
+    "q4": ["0-expectimax1", "3-one-ghost-4level"],
+}
+
+
+# One tree per question, for the hostile submissions (each timeout costs a full move limit).
+SMALL = {"q2": ["0-small-tree"], "q3": ["6-tied-root"], "q4": ["0-expectimax1"]}
+
+
+def make_mini(root: Path, tests_by_question: dict[str, list[str]] = MINI) -> Path:
+    suite = root / "suite"
+    suite.mkdir()
+    (suite / "CONFIG").write_text('order: "q2 q3 q4"\n')
+    for question, tests in tests_by_question.items():
+        (suite / question).mkdir()
+        shutil.copy(BERKELEY / question / "CONFIG", suite / question / "CONFIG")
+        for name in tests:
+            for ext in (".test", ".solution"):
+                shutil.copy(BERKELEY / question / (name + ext), suite / question / (name + ext))
+    return suite
+
+
+def make_submissions(root: Path, names: list[str]) -> Path:
+    folder = root / "submissions"
+    folder.mkdir()
+    for name in names:
+        submission_folder(name, folder)
     return folder

@@ -10,23 +10,21 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from grading_submissions import FIXTURES, submission_folder, submission_text
+from grading_submissions import (
+    BERKELEY,
+    FIXTURES,
+    SMALL,
+    make_mini,
+    make_submissions,
+    submission_folder,
+    submission_text,
+)
 
 from pacman.grading import main
 from pacman.grading.kinds import parse_ghosts
 from pacman.grading.testfile import TestFileError
 
 REPO = Path(__file__).resolve().parents[1]
-BERKELEY = REPO.parent / "shared" / "berkeley" / "test_cases"
-
-needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkeley not present")
-
-# A few CS188 trees per question: enough to show each classic mistake, fast to run.
-MINI = {
-    "q2": ["0-small-tree", "2-1a-vary-depth", "2-1b-vary-depth"],
-    "q3": ["0-small-tree", "6-tied-root"],
-    "q4": ["0-expectimax1", "3-one-ghost-4level"],
-}
 
 
 def grader(capsys, *args: object) -> tuple[int, str, str]:
@@ -35,29 +33,7 @@ def grader(capsys, *args: object) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-# One tree per question, for the hostile submissions (each timeout costs a full move limit).
-SMALL = {"q2": ["0-small-tree"], "q3": ["6-tied-root"], "q4": ["0-expectimax1"]}
-
-
-def make_mini(root: Path, tests_by_question: dict[str, list[str]] = MINI) -> Path:
-    suite = root / "suite"
-    suite.mkdir()
-    (suite / "CONFIG").write_text('order: "q2 q3 q4"\n')
-    for question, tests in tests_by_question.items():
-        (suite / question).mkdir()
-        shutil.copy(BERKELEY / question / "CONFIG", suite / question / "CONFIG")
-        for name in tests:
-            for ext in (".test", ".solution"):
-                shutil.copy(BERKELEY / question / (name + ext), suite / question / (name + ext))
-    return suite
-
-
-def make_submissions(root: Path, names: list[str]) -> Path:
-    folder = root / "submissions"
-    folder.mkdir()
-    for name in names:
-        submission_folder(name, folder)
-    return folder
+needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkeley not present")
 
 
 def read_grades(prefix: Path) -> tuple[dict[str, dict[str, str]], dict]:

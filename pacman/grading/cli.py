@@ -17,8 +17,8 @@ from typing import TextIO
 
 from pacman.errors import PacmanError, UsageError
 from pacman.grading.report import (
-    PREFIX,
     format_test,
+    import_report,
     question_block,
     results_json,
     summary_block,
@@ -33,13 +33,19 @@ from pacman.grading.runner import (
     load_single_test,
     load_suite,
 )
-from pacman.grading.sandbox import ISOLATION_MODES, Limits, SandboxConfig, resolve_isolation
+from pacman.grading.sandbox import (
+    ISOLATION_MODES,
+    Limits,
+    SandboxConfig,
+    allocate_uid,
+    resolve_isolation,
+)
 from pacman.grading.submission import (
     GradingOptions,
     SubmissionError,
     read_submission,
     read_suite,
-    write_tree,
+    stage_files,
 )
 
 
@@ -161,6 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="sandbox strength (default: $PACMAN_GRADER_ISOLATION, else auto)",
     )
     add("--no-audit-hook", dest="audit", action="store_false", help=argparse.SUPPRESS)
+    # Behaves as on a kernel without Landlock (for the grader's own tests).
+    add("--no-landlock", dest="landlock", action="store_false", help=argparse.SUPPRESS)
     return parser
 
 
@@ -217,6 +225,7 @@ def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
         limits=_limits(args),
         isolation=args.isolation,
         audit=args.audit,
+        landlock=args.landlock,
         mute=args.mute,
         question=args.question,
         jobs=jobs,
@@ -238,6 +247,7 @@ def make_config(
         limits=_limits(args),
         isolation=args.isolation,
         audit=args.audit,
+        landlock=args.landlock,
     )
 
 
@@ -253,7 +263,7 @@ def check_protections(args: argparse.Namespace, out: TextIO) -> None:
 
     if not (args.submissions or args.gradescope) and not student_names(args):
         return
-    found = protections_here(args.isolation)
+    found = protections_here(args.isolation, args.landlock)
     if found.get("answers_hidden"):
         return
     why = f"{found.get('isolation', 'process')} isolation, and no Landlock on this kernel"
@@ -294,16 +304,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     else:
         questions = load_suite(_test_root(args), args.question)
     names = student_names(args)
-    with tempfile.TemporaryDirectory(prefix="pacman-grade-") as stage:
-        os.chmod(stage, 0o755)
-        staged = []
+    with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
+        stage, staged, uid = private, [], allocate_uid()
         if names:
             try:
                 files = read_submission(os.path.abspath(args.code_root or "."), names)
             except SubmissionError as error:
                 raise UsageError(f"--student-code: {error}") from None
-            staged = write_tree(stage, files, 0o644)
+            stage, staged = stage_files(private, files, uid)
         config = make_config(args, stage, staged, [])
+        config.uid = uid
         resolve_isolation(config.isolation)  # an unusable --isolation fails before any output
         if args.generate_solutions:
             count = generate_solutions(
@@ -324,10 +334,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             block = question_block(question, outcome, args.mute, args.print_tests)
             print(block, file=out, flush=True)
 
-        def started(load_error: str | None) -> None:
-            if load_error is not None:
-                lines = load_error.splitlines()
-                print("\n".join(PREFIX + line for line in lines) + "\n", file=out, flush=True)
+        def started(load_error: str | None, printed: str) -> None:
+            lines = import_report(load_error, printed, args.mute)
+            if lines:
+                print("\n".join(lines) + "\n", file=out, flush=True)
 
         result = grade(
             questions,

@@ -752,13 +752,26 @@ class EvalAgentTest(TestCase):
     def generate(self, ctx: Context) -> dict[str, str]:
         return {}
 
-    def _play_all(self, ctx: Context) -> tuple[list[Any], int, dict[str, int], str]:
+    def _lost_cause(self, played: int, timeouts: int, wins: int) -> str | None:
+        """Why the games left cannot save the test (a minimum is out of reach), if they cannot."""
+        left = self.num_games - played
+        for name, minimum, _ in self.grading:
+            if minimum is None:
+                continue
+            if name == "games not timed out" and played - timeouts + left < minimum:
+                return f"{_fmt(minimum)} games without a timeout can no longer be reached"
+            if name == "wins" and wins + left < minimum:
+                return f"{_fmt(minimum)} wins can no longer be reached"
+        return None
+
+    def _play_all(self, ctx: Context) -> tuple[list[Any], int, dict[str, int], str, str | None]:
         rng = random.Random(self.seed)
         results = []
         timeouts = 0
         problems: dict[str, int] = {}
         outputs: list[str] = []
         last_worker = None
+        stopped = None
         for _ in range(self.num_games):
             worker = ctx.pool.get()
             worker.mark_output()
@@ -770,7 +783,13 @@ class EvalAgentTest(TestCase):
             if result.crashed and result.crash:
                 problems[result.crash] = problems.get(result.crash, 0) + 1
             outputs.append(worker.output())
-        return results, timeouts, problems, "".join(outputs)
+            # The test scores 0 once a minimum is out of reach: the other games cannot
+            # change that, and a looping agent would cost each of them its full limit.
+            stopped = self._lost_cause(len(results), timeouts, sum(r.win for r in results))
+            if stopped is not None and len(results) < self.num_games:
+                break
+            stopped = None
+        return results, timeouts, problems, "".join(outputs), stopped
 
     def _play_one(
         self, ctx: Context, worker: Any, start_new: bool, rng: random.Random
@@ -817,17 +836,20 @@ class EvalAgentTest(TestCase):
         return result, bool(failure is not None and failure.timeout)
 
     def run(self, ctx: Context, solution: TestFile) -> TestResult:
-        results, timeouts, problems, output = self._play_all(ctx)
+        results, timeouts, problems, output, stopped = self._play_all(ctx)
         scores = [r.score for r in results]
         wins = sum(1 for r in results if r.win)
         average = sum(scores) / len(scores) if scores else 0.0
         values = {
             "average score": average,
-            "games not timed out": self.num_games - timeouts,
+            "games not timed out": len(results) - timeouts,
             "wins": wins,
         }
+        played = f"{len(results)} games"
+        if stopped is not None:
+            played = f"{len(results)} of {self.num_games} games (stopped: {stopped})"
         messages = [
-            f"{self.num_games} games: average score {average:g}, {wins} wins, {timeouts} timeouts, "
+            f"{played}: average score {average:g}, {wins} wins, {timeouts} timeouts, "
             f"{sum(1 for r in results if r.crashed) - timeouts} crashes",
             "Scores: " + ", ".join(f"{s:g}" for s in scores),
         ]
@@ -849,10 +871,14 @@ class EvalAgentTest(TestCase):
                 messages.append(f"{_fmt(value)} {name} (fail: below minimum value {_fmt(minimum)})")
             total += points
             scheme = ["    Grading scheme:"]
+            # CS188's wording: with a minimum, below it fails; without one, below the first
+            # threshold earns nothing.
             if minimum is not None:
                 scheme.append(f"     < {_fmt(minimum)}:  fail")
-            if not thresholds or minimum != thresholds[0]:
-                scheme.append(f"    >= {_fmt(minimum if minimum is not None else 0)}:  0 points")
+                if not thresholds or minimum != thresholds[0]:
+                    scheme.append(f"    >= {_fmt(minimum)}:  0 points")
+            elif thresholds:
+                scheme.append(f"     < {_fmt(thresholds[0])}:  0 points")
             for index, threshold in enumerate(thresholds):
                 scheme.append(f"    >= {_fmt(threshold)}:  {index + 1} points")
             messages += scheme

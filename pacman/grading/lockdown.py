@@ -385,15 +385,12 @@ class Protections:
 
 
 def lock_down(
-    *,
-    reads: list[str],
-    hidden: list[str],
-    keep: list[str],
-    writes: list[str],
-    uid: int | None,
-    isolation: str,
+    *, landlock: dict[str, list[str]] | None, uid: int | None, isolation: str
 ) -> Protections:
     """Put up every wall this kernel allows; return which ones stand.
+
+    ``landlock`` holds the paths to read (``reads`` minus ``hidden``, ``keep`` re-opened)
+    and to write (``writes``); None leaves Landlock out.
 
     Order matters: the uid switch needs root's capabilities (so it comes before seccomp),
     the parent-death signal is cleared by a uid switch (so it comes after), and seccomp
@@ -405,11 +402,11 @@ def lock_down(
         with contextlib.suppress(OSError):
             _prctl(_PR_SET_NO_NEW_PRIVS, 1)
             done.no_new_privs = True
-    abi = landlock_abi() if done.no_new_privs else 0
-    if abi:
-        rules = allowed_reads(reads, hidden, keep)
+    abi = landlock_abi() if done.no_new_privs and landlock is not None else 0
+    if abi and landlock is not None:
+        rules = allowed_reads(landlock["reads"], landlock["hidden"], landlock["keep"])
         with contextlib.suppress(OSError):
-            done.__dict__.update(_landlock(abi, rules, writes, DEVICES))
+            done.__dict__.update(_landlock(abi, rules, landlock["writes"], DEVICES))
             done.landlock = abi
     arch = _seccomp_arch()
     root = hasattr(os, "geteuid") and os.geteuid() == 0

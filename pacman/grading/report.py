@@ -22,6 +22,19 @@ def clean(text: str) -> str:
     return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
+def _printed(output: str) -> list[str]:
+    lines = [PREFIX + "Your code printed (shown with '| ' so it cannot pass for grader output):"]
+    return lines + [PREFIX + "| " + clean(line) for line in output.splitlines()]
+
+
+def import_report(load_error: str | None, printed: str, mute: bool) -> list[str]:
+    """The lines about importing the student's files: why it failed, what they printed."""
+    lines = [PREFIX + clean(line) for line in (load_error or "").splitlines()]
+    if printed.strip() and not mute:
+        lines += _printed(printed)
+    return lines
+
+
 def format_test(result: Any, mute: bool) -> list[str]:
     verdict = "PASS" if result.passed else "FAIL"
     lines = []
@@ -29,11 +42,7 @@ def format_test(result: Any, mute: bool) -> list[str]:
         for line in str(message).splitlines() or [""]:
             lines.append(PREFIX + clean(line))
     if result.output and not mute:
-        lines.append(
-            PREFIX + "Your code printed (shown with '| ' so it cannot pass for grader output):"
-        )
-        for line in result.output.splitlines():
-            lines.append(PREFIX + "| " + clean(line))
+        lines += _printed(result.output)
     if result.max_points:
         head = f"*** {verdict}: {result.path} ({result.points:g} of {result.max_points:g} points)"
     else:
@@ -102,12 +111,10 @@ def results_json(run: RunResult, mute: bool = False) -> dict[str, Any]:
         "max_score": run.max_total,
         "execution_time": round(run.seconds, 3),
         "output": "\n".join(
-            line
-            for line in (
-                clean(run.load_error) if run.load_error else None,
+            [
+                *import_report(run.load_error, run.import_output, mute),
                 f"Total: {run.total:g}/{run.max_total} (isolation: {protection_summary(run)})",
-            )
-            if line
+            ]
         ),
         "tests": tests,
         "protections": run.protections,

@@ -165,6 +165,7 @@ class RunResult:
     #: Why the student's files could not be imported (then no question was graded).
     load_error: str | None = None
     budget_seconds: float | None = None  # the submission's CPU budget
+    import_output: str = ""  # what the student's files printed while being imported
 
     @property
     def total(self) -> float:
@@ -204,20 +205,19 @@ def submission_budget(
     return total
 
 
-def _check_import(ctx: Context) -> str | None:
-    """The student files' import error, once for the whole run (None: they import)."""
+def _check_import(ctx: Context) -> tuple[str | None, str]:
+    """The student files' import error, once for the whole run (None: they import), and
+    what they printed meanwhile."""
     worker = ctx.pool.get()
     worker.mark_output()
     try:
         reply = ctx.call(worker, "load", "importing the student files")
     except (WorkerDied, WorkerTimeout) as error:
-        return worker_problem(error)
+        return worker_problem(error), worker.output()
     error = reply.get("error")
     if error is None:
-        return None
-    output = worker.output().strip()
-    printed = f"\nIt printed:\n{output}" if output else ""
-    return f"Your code could not be imported: {str(error)[:2000]}{printed}"
+        return None, worker.output()
+    return f"Your code could not be imported: {str(error)[:2000]}", worker.output()
 
 
 def _safe_run(test: TestCase, ctx: Context, solution: TestFile, skip: str | None) -> TestResult:
@@ -237,12 +237,13 @@ def grade(
     *,
     jobs: int = 2,
     on_question: Callable[[Question, QuestionResult], None] | None = None,
-    on_start: Callable[[str | None], None] | None = None,
+    on_start: Callable[[str | None, str], None] | None = None,
 ) -> RunResult:
     """Run every test of ``questions`` against the code ``config`` describes.
 
     ``on_start`` hears, before the first question, why the student's files do not
-    import (None when they do); ``on_question`` hears each question as it is scored.
+    import (None when they do) and what they printed meanwhile; ``on_question`` hears
+    each question as it is scored.
     """
     started = time.monotonic()
     solutions = {
@@ -278,12 +279,12 @@ def grade(
         return result
 
     results: list[QuestionResult] = []
-    load_error = None
+    load_error, import_output = None, ""
     try:
         if config.student_files:
-            load_error = _check_import(ctx)
+            load_error, import_output = _check_import(ctx)
         if on_start is not None:
-            on_start(load_error)
+            on_start(load_error, import_output)
         if load_error is not None:
             for question in questions:
                 skipped = [test.result(False, [NOT_IMPORTED]) for test, _ in question.tests]
@@ -315,6 +316,7 @@ def grade(
         pool.protections,
         load_error,
         budget_seconds,
+        import_output,
     )
 
 

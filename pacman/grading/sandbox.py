@@ -82,6 +82,7 @@ class SandboxConfig:
     limits: Limits = field(default_factory=Limits)
     isolation: str = "auto"
     audit: bool = True
+    landlock: bool = True  # off only to check how the grader behaves on kernels without it
     uid: int | None = None  # the submission's own uid (root graders); None: allocate one
 
 
@@ -277,7 +278,8 @@ def _student_uid(config: SandboxConfig, isolation: str) -> int | None:
 
     # Without Landlock holding the reads, the interpreter must be readable by anyone
     # (namespaces mode makes private homes traversable; process mode cannot).
-    if landlock_abi() or isolation == "namespaces" or _probe("nobody"):
+    with_landlock = config.landlock and landlock_abi() > 0
+    if with_landlock or isolation == "namespaces" or _probe("nobody"):
         return config.uid if config.uid is not None else allocate_uid()
     return None
 
@@ -599,7 +601,7 @@ class Worker:
             "chdir": config.code_dir,
             "audit": config.audit,
             "hidden_modules": list(REFERENCE_MODULES) if config.student_files else [],
-            "landlock": landlock_spec(config, self.scratch),
+            "landlock": landlock_spec(config, self.scratch) if config.landlock else None,
             "uid": self.uid,
             "isolation": self.isolation,
         }
@@ -806,19 +808,20 @@ class Worker:
 _protections_seen: dict[str, dict[str, Any]] = {}
 
 
-def protections_here(isolation: str) -> dict[str, Any]:
+def protections_here(isolation: str, landlock: bool = True) -> dict[str, Any]:
     """What a student worker gets on this machine in ``isolation`` (one worker started once)."""
     mode = resolve_isolation(isolation)
+    key = f"{mode}-{landlock}"
     with _probe_lock:
-        if mode in _protections_seen:
-            return _protections_seen[mode]
-    worker = Worker(SandboxConfig(student_files=[], isolation=mode), mode)
+        if key in _protections_seen:
+            return _protections_seen[key]
+    worker = Worker(SandboxConfig(student_files=[], isolation=mode, landlock=landlock), mode)
     try:
         found = worker.protections
     finally:
         worker.close()
     with _probe_lock:
-        _protections_seen[mode] = found
+        _protections_seen[key] = found
     return found
 
 

@@ -13,7 +13,6 @@ be able to hand in another student's file.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import tempfile
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ class GradingOptions:
     limits: Limits = field(default_factory=Limits)
     isolation: str = "auto"
     audit: bool = True
+    landlock: bool = True
     mute: bool = False
     question: str | None = None
     jobs: int = 1
@@ -145,6 +145,27 @@ def write_tree(root: str, files: dict[str, bytes], mode: int = 0o600) -> list[st
     return paths
 
 
+def stage_files(private: str, files: dict[str, bytes], uid: int | None) -> tuple[str, list[str]]:
+    """The student's files in ``private``/code, readable by the submission's uid alone.
+
+    ``private`` itself may be entered but not listed by others (0711), so where no Landlock
+    holds the reads, the submission reaches its own copy and no other submission's.
+    """
+    os.chmod(private, 0o711)
+    stage = os.path.join(private, "code")
+    os.mkdir(stage, 0o700)
+    staged = write_tree(stage, files, 0o400)
+    if uid is not None and hasattr(os, "geteuid") and os.geteuid() == 0:
+        for path in [stage, *staged]:
+            os.chown(path, uid, uid)
+        os.chmod(stage, 0o500)
+    else:
+        os.chmod(stage, 0o755)
+        for path in staged:
+            os.chmod(path, 0o444)
+    return stage, staged
+
+
 def _zero_record(task: SubmissionTask, questions: list[Any], error: str) -> dict[str, Any]:
     return {
         "submission": task.name,
@@ -158,21 +179,20 @@ def _zero_record(task: SubmissionTask, questions: list[Any], error: str) -> dict
 
 def grade_submission(task: SubmissionTask) -> dict[str, Any]:
     """Grade one submission end to end; return its record (see docs/grading.md, grades.json)."""
-    from pacman.grading.report import format_test
+    from pacman.grading.report import format_test, import_report
     from pacman.grading.runner import grade, load_suite
+    from pacman.grading.sandbox import allocate_uid
 
     options = task.options
     with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
-        os.chmod(private, 0o700)
         suite_dir = os.path.join(private, "test_cases")
         os.mkdir(suite_dir, 0o700)
         write_tree(suite_dir, task.suite)
         questions = load_suite(suite_dir, options.question, display_root=private)
         if task.error is not None:
             return _zero_record(task, questions, task.error)
-        stage = os.path.join(private, "code")
-        os.mkdir(stage, 0o755)
-        staged = write_tree(stage, task.files, 0o644)
+        uid = allocate_uid()
+        stage, staged = stage_files(private, task.files, uid)
         config = SandboxConfig(
             student_files=staged,
             code_dir=stage,
@@ -180,11 +200,10 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
             limits=options.limits,
             isolation=options.isolation,
             audit=options.audit,
+            landlock=options.landlock,
+            uid=uid,
         )
-        try:
-            run = grade(questions, config, jobs=options.jobs)
-        finally:
-            shutil.rmtree(stage, ignore_errors=True)
+        run = grade(questions, config, jobs=options.jobs)
     return {
         "submission": task.name,
         "error": run.load_error,
@@ -194,6 +213,7 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
         "isolation": run.isolation,
         "protections": run.protections,
         "budget_seconds": run.budget_seconds,
+        "import_report": "\n".join(import_report(run.load_error, run.import_output, options.mute)),
         "questions": {
             q.name: {
                 "points": q.points,

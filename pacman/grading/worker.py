@@ -398,19 +398,11 @@ def serve(rfd: int, wfd: int) -> None:
 
         for name in ("MinimaxAgent", "ReflexAgent"):
             getattr(agents, name, None)
-    protections: dict[str, Any] = {}
-    if setup.get("landlock") is not None:
-        from pacman.grading.lockdown import lock_down
+    from pacman.grading.lockdown import lock_down
 
-        spec = setup["landlock"]
-        protections = lock_down(
-            reads=spec["reads"],
-            hidden=spec["hidden"],
-            keep=spec["keep"],
-            writes=spec["writes"],
-            uid=setup.get("uid"),
-            isolation=setup.get("isolation", "process"),
-        ).to_dict()
+    protections = lock_down(
+        landlock=setup.get("landlock"), uid=setup.get("uid"), isolation=setup.get("isolation", "")
+    ).to_dict()
     if setup.get("audit", True):
         # Libraries such as numpy import ctypes; loading it here (trusted) lets them import,
         # while the hook still refuses every ctypes call and library load made later.

