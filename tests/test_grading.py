@@ -45,9 +45,11 @@ def read_grades(prefix: Path) -> tuple[dict[str, dict[str, str]], dict]:
 
 
 def reports(data: dict, submission: str, question: str) -> str:
+    """What a submission's report says: on importing its files, then on ``question``'s tests."""
     for record in data["submissions"]:
         if record["submission"] == submission:
-            return "\n".join(t["report"] for t in record["questions"][question]["tests"])
+            tests = [t["report"] for t in record["questions"][question]["tests"]]
+            return "\n".join([record.get("import_report", ""), *tests])
     raise KeyError(submission)
 
 
@@ -213,9 +215,9 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
         "hostile_os_exit": ("0", "5", "5", "10"),
         "hostile_memory_bomb": ("5", "5", "0", "10"),
         "hostile_fake_grades": ("0", "5", "5", "10"),
-        # Its first answer is honest (the patches land while it is imported); every later
-        # answer goes through its forged functions and is graded as what it says.
-        "hostile_monkeypatch": ("5", "0", "0", "5"),
+        # The patches land while it is imported, before any answer: every answer goes
+        # through its forged functions and is graded as what it says.
+        "hostile_monkeypatch": ("0", "0", "0", "0"),
         "hostile_borrow_reference": ("0", "0", "0", "0"),
     }
     assert (

@@ -283,6 +283,7 @@ def grade(
     try:
         if config.student_files:
             load_error, import_output = _check_import(ctx)
+            pool.release()  # the first test reuses the worker that has imported the files
         if on_start is not None:
             on_start(load_error, import_output)
         if load_error is not None:

@@ -845,17 +845,31 @@ class WorkerPool:
         self._lock = threading.Lock()
         #: What the first worker had in force (every worker of a pool gets the same).
         self.protections: dict[str, Any] = {}
+        self._spare: list[Worker] = []
 
     @property
     def isolation(self) -> str:
         """The isolation its workers run in."""
         return self.protections.get("isolation") or resolve_isolation(self.config.isolation)
 
+    def release(self) -> None:
+        """Hand this thread's worker to the next thread that needs one (it stays alive)."""
+        worker = getattr(self._local, "worker", None)
+        self._local.worker = None
+        if worker is not None and worker.alive:
+            with self._lock:
+                self._spare.append(worker)
+
     def get(self) -> Worker:
         worker = getattr(self._local, "worker", None)
         if worker is None or not worker.alive:
             if worker is not None:
                 worker.close()
+            with self._lock:
+                spare = self._spare.pop() if self._spare else None
+            if spare is not None and spare.alive:
+                self._local.worker = spare
+                return spare
             worker = self._start()
             self._local.worker = worker
             with self._lock:
