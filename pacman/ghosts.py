@@ -55,6 +55,7 @@ class GhostAgent(Agent):
             return STOP
         return sample(distribution, self.rng)
 
+    # CS188's spelling; Agent links the two, so a subclass may override either one.
     getDistribution = get_distribution
 
 

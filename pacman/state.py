@@ -20,7 +20,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from pacman.compat import AgentStateCamelCase, GameStateCamelCase
+from pacman.compat import AgentStateCamelCase, GameStateCamelCase, Twinned
 from pacman.directions import ACTION_ORDER, REVERSE, STOP, VECTORS
 from pacman.errors import IllegalActionError
 from pacman.grid import Grid
@@ -91,7 +91,7 @@ def maze_of(layout: Layout) -> Maze:
     return maze
 
 
-class Configuration:
+class Configuration(Twinned):
     """A position and a facing direction (CS188's ``game.Configuration``)."""
 
     __slots__ = ("direction", "pos")
