@@ -303,6 +303,8 @@ def _play(options: argparse.Namespace) -> int:
     from pacman.runner import GameSpec, batch, game_record, json_lines, run_games, write_atomically
 
     layout = load_layout(options.layout)
+    for warning in layout.warnings:
+        print(f"pacman: warning: {warning}", file=sys.stderr)
     pacman_class = find_class(options.pacman)
     find_class(options.ghosts, "ghost")
     agent_args = parse_agent_args(options.agentArgs)
