@@ -256,8 +256,7 @@ class GameState(GameStateCamelCase):
         dx, dy = VECTORS[action]
         x, y = position
         if scared:
-            x += dx * 0.5
-            y += dy * 0.5
+            x, y = _half_step(x, dx), _half_step(y, dy)
             if scared == 1:
                 x, y = int(x + 0.5), int(y + 0.5)
             scared -= 1
@@ -444,6 +443,14 @@ class GameState(GameStateCamelCase):
             _make,
             (self._maze, self._agents, self._food, self._capsules, self._score, self._outcome),
         )
+
+
+def _half_step(coordinate: float, direction: int) -> float:
+    """A scared ghost's move along one axis; a whole number stays an int, as on every grid point."""
+    if not direction:
+        return coordinate
+    coordinate += direction * 0.5
+    return int(coordinate) if coordinate.is_integer() else coordinate
 
 
 _new = object.__new__
