@@ -31,7 +31,8 @@ try:
 except ImportError as _error:  # pragma: no cover - exercised only without pygame
     raise DisplayUnavailable(
         "pygame is not installed: pip install 'pacman-multiagent[pygame]' for the window, "
-        "or use -t/-q for text"
+        "or use -t/-q for text",
+        reason="pygame is not installed: pip install 'pacman-multiagent[pygame]'",
     ) from _error
 
 if TYPE_CHECKING:

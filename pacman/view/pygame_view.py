@@ -46,7 +46,7 @@ _SLOWEST = 2.0
 _X11_PLATFORM = sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd"))
 
 
-def _missing_display() -> str | None:
+def missing_display() -> str | None:
     """Why no window can be opened here, if that is known before asking SDL."""
     if os.environ.get("SDL_VIDEODRIVER"):
         return None  # the user chose a driver (``dummy`` for tests): let SDL decide
@@ -59,7 +59,7 @@ def _missing_display() -> str | None:
 
 def _unavailable(reason: str) -> DisplayUnavailable:
     return DisplayUnavailable(
-        f"cannot open a window: {reason} (use -t or -q for text, --gif FILE to record)"
+        f"cannot open a window: {reason} (use -t or -q for text, --gif FILE to record)", reason
     )
 
 
@@ -78,7 +78,7 @@ class PygameDisplay:
         title: str = "Pac-Man",
     ) -> None:
         global _ACTIVE
-        problem = _missing_display()
+        problem = missing_display()
         if problem is not None:
             raise _unavailable(problem)
         from pacman.view import draw as drawing  # raises DisplayUnavailable without pygame
