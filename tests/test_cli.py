@@ -93,7 +93,10 @@ def test_agent_args_parse_as_cs188():
             ["-p", "GreedyAgent", "-a", "=2", "-q"],
             "pacman: -a '=2': '=2' is not of the form key=value",
         ),
-        (["-q"], "pacman: the keyboard agent needs the pygame window"),
+        (
+            ["-q"],
+            "pacman: playing with the keyboard (-p KeyboardAgent, the default) needs a window, ",
+        ),
         (["--numGames", "x"], "pacman: argument -n/--numGames: invalid int value: 'x'"),
         (["--replay", "/nonexistent.json"], "pacman: --replay /nonexistent.json: cannot read"),
     ],
@@ -237,3 +240,26 @@ def test_training_games_are_played_but_not_counted(capsys, tmp_path):
 def test_agents_that_take_no_num_training_still_play_training_games(capsys):
     code, out, _ = run(capsys, "-p", "GreedyAgent", "-l", "testClassic", "-q", "-n", "2", "-x", "1")
     assert code == 0 and "Win Rate:      1/1" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "byte", "offset"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "0x89", 0),
+        ('{"layout": "caf\xe9"}'.encode("latin-1"), "0xe9", 15),
+    ],
+)
+def test_replaying_a_file_that_is_not_text_is_one_line_and_exit_2(tmp_path, content, byte, offset):
+    path = tmp_path / "game.json"
+    path.write_bytes(content)
+    done = subprocess.run(
+        [sys.executable, "-m", "pacman", "--replay", str(path), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        f"pacman: --replay {path}: not a game record (byte {byte} at offset {offset} is not UTF-8 text)\n"
+    )

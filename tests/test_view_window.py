@@ -226,3 +226,38 @@ def test_a_display_that_cannot_be_reached_is_one_line_too():
     assert lines[0].startswith("cannot open a window: ")
     assert lines[0].endswith(" (use -t or -q for text, --gif FILE to record)")
     assert ":87" in lines[0]  # SDL's words vary with its version; the display is always named
+
+
+def test_without_a_display_the_keyboard_game_names_a_command_that_works():
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the DISPLAY check is Linux's")
+    expected = (
+        "pacman: playing with the keyboard (-p KeyboardAgent, the default) needs a window, and "
+        "none can be opened here (no display, DISPLAY and WAYLAND_DISPLAY are unset); to watch "
+        "an agent play in text instead: pacman -p GreedyAgent -t -l smallClassic\n"
+    )
+    for asked in (["-l", "smallClassic"], ["-l", "smallClassic", "-t"]):
+        out = run_pacman_without_display(*asked)
+        assert (out.returncode, out.stdout, out.stderr) == (2, "", expected)
+    suggested = expected.rstrip("\n").rpartition(": pacman ")[2].split()
+    out = run_pacman_without_display(*suggested, "--frameTime", "0", "--max-moves", "2")
+    assert out.returncode == 0 and out.stderr == ""
+    assert out.stdout.startswith("%%%%%%%%%%%%%%%%%%%%\n")  # the text board
+    assert "Game stopped after 2 Pac-Man moves" in out.stdout
+
+
+def test_with_a_display_text_and_the_keyboard_game_say_to_leave_out_the_flag():
+    out = subprocess.run(
+        [sys.executable, "-m", "pacman", "-q"],
+        capture_output=True,
+        text=True,
+        env=env_without_display(DISPLAY=":87"),
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        "pacman: playing with the keyboard (-p KeyboardAgent, the default) needs a window, which "
+        "-q does not open: leave out -q to play yourself; to watch an agent play in text "
+        "instead: pacman -p GreedyAgent -t -l mediumClassic\n"
+    )
