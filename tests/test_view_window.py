@@ -261,3 +261,27 @@ def test_with_a_display_text_and_the_keyboard_game_say_to_leave_out_the_flag():
         "-q does not open: leave out -q to play yourself; to watch an agent play in text "
         "instead: pacman -p GreedyAgent -t -l mediumClassic\n"
     )
+
+
+def test_stepping_while_paused_is_not_a_turn_for_the_keyboard_agent(display):
+    from agents.keyboard import KeyboardAgent
+
+    state = GameState.initial(load_layout("smallClassic"), 2)
+    display.initialize(state)
+    player = KeyboardAgent(window=display)
+    press(pygame.K_LEFT)
+    press(pygame.K_LEFT, up=True)
+    assert player.get_action(state) == "West"
+    press(pygame.K_SPACE)
+    press(pygame.K_RIGHT)  # one more move, please
+    press(pygame.K_RIGHT, up=True)
+    display.pump()
+    assert display.paused and display.take_direction() is None
+    assert player.get_action(state) == "West"  # still the way it was sent, not East
+    waits = []
+    display.idle = waits.append
+    display.update(state.generate_successor(0, "West"), 0, "West")  # the step: no wait
+    assert waits == []
+    press(pygame.K_SPACE)
+    press(pygame.K_RIGHT)  # playing again: Right is a turn
+    assert display.take_direction() == "East" and not display.paused

@@ -218,14 +218,15 @@ class PygameDisplay:
         elif key in (pygame.K_MINUS, pygame.K_KP_MINUS, pygame.K_UNDERSCORE):
             self.frame_time = min(_SLOWEST, max(_FASTEST, self.frame_time * 2))
             self._tell(f"frame time {self.frame_time:g} s")
+        if key == pygame.K_RIGHT and self._paused:
+            self._step = True
+            return  # a step, not a turn: the keyboard agent must not see this key
         direction = self._keymap.get(key)
         if direction is not None:
             if direction in self._held:
                 self._held.remove(direction)
             self._held.append(direction)
             self._pressed.append(direction)
-            if key == pygame.K_RIGHT and self._paused:
-                self._step = True
 
     def _tell(self, notice: str, seconds: float = 1.5) -> None:
         self._notice, self._notice_until = notice, time.monotonic() + seconds
