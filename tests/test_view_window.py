@@ -12,7 +12,7 @@ from short_games import env_without_display, run_pacman_without_display, small_g
 
 from pacman.errors import DisplayUnavailable
 from pacman.game import QuitRequested
-from pacman.layout import load_layout
+from pacman.layout import load_layout, parse_layout
 from pacman.state import GameState
 from pacman.view.pygame_view import PygameDisplay
 
@@ -285,3 +285,93 @@ def test_stepping_while_paused_is_not_a_turn_for_the_keyboard_agent(display):
     press(pygame.K_SPACE)
     press(pygame.K_RIGHT)  # playing again: Right is a turn
     assert display.take_direction() == "East" and not display.paused
+
+
+CAUGHT_IN_THE_MIDDLE = """\
+%%%%%%%%%%%%%%%%%%%%
+%..................%
+%..................%
+%........PG........%
+%..................%
+%..................%
+%%%%%%%%%%%%%%%%%%%%
+"""
+
+
+def test_the_game_over_box_leaves_the_agents_in_sight():
+    state = GameState.initial(parse_layout(CAUGHT_IN_THE_MIDDLE)).generate_successor(0, "East")
+    assert state.is_lose() and state.get_pacman_position() == (10, 3)
+    boxed = drawing.render(state, zoom=0.5)
+    plain = drawing.render(state, zoom=0.5, banner="")
+    width, height = boxed.get_size()
+    box = {
+        (x, y)
+        for x in range(width)
+        for y in range(height)
+        if boxed.get_at((x, y)) != plain.get_at((x, y))
+    }
+    geometry = drawing.fit((width, height), state.layout)
+    maze_width, maze_height = geometry.maze_size
+    assert len(box) > 20 * geometry.cell  # the box is drawn...
+    assert all(x < maze_width and y < maze_height for x, y in box)  # ...over the maze
+    half = geometry.cell // 2
+    for position in (state.get_pacman_position(), *state.get_ghost_positions()):
+        cx, cy = geometry.center(*position)
+        agent = {(x, y) for x in range(cx - half, cx + half) for y in range(cy - half, cy + half)}
+        assert not box & agent, position
+
+
+@pytest.fixture
+def answerable_window(monkeypatch):
+    """A window that waits for an answer at the end, as a real one does; its clock is fake."""
+    if os.environ.get("SDL_VIDEODRIVER") != "dummy":
+        pytest.skip("these tests drive the window through SDL's dummy video driver")
+    from pacman.view import pygame_view
+
+    monkeypatch.setattr(pygame_view, "time", SteppingClock())
+    window = PygameDisplay(zoom=0.5, frame_time=0.1)
+    assert not window.waits_for_answer  # nobody could answer a dummy window: it does not wait
+    window.waits_for_answer = True
+    window.fps = 100_000  # the frame limiter need not sleep here
+    pygame.event.clear()
+    yield window
+    window.close()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pygame.event.Event(pygame.KEYDOWN, key=pygame.K_n),
+        pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=(5, 5)),
+    ],
+    ids=["key", "click"],
+)
+def test_the_final_board_stays_until_a_key_or_a_click(answerable_window, answer):
+    window = answerable_window
+    state = GameState.initial(parse_layout(CAUGHT_IN_THE_MIDDLE)).generate_successor(0, "East")
+    window.initialize(state)
+    frames = []
+    real_idle = window.idle
+
+    def idle(notice=""):
+        frames.append(notice)
+        real_idle(notice)
+        if len(frames) == 300:  # long after the 1 s death animation of the fake clock
+            pygame.event.post(answer)
+
+    window.idle = idle
+    press(pygame.K_LEFT)  # pressed while playing, before the end: not an answer
+    window.finish(state, None)
+    assert len(frames) == 301
+    assert window.take_direction() is None
+
+
+def test_a_frame_time_of_0_does_not_wait_at_the_end(answerable_window):
+    window = answerable_window
+    window.frame_time = 0.0
+    state = GameState.initial(parse_layout(CAUGHT_IN_THE_MIDDLE)).generate_successor(0, "East")
+    window.initialize(state)
+    frames = []
+    window.idle = frames.append
+    window.finish(state, None)
+    assert frames == []
