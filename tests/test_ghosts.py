@@ -136,6 +136,7 @@ def test_a_cs188_ghost_overriding_only_getDistribution_plays_through_getAction()
         state = state.generate_successor(index, action)
     assert ghost_moves == result.moves - 12
     assert ghosts[0].asked + ghosts[1].asked == ghost_moves
+    assert LastChoiceGhost(2).getAction(start) == start.getLegalActions(2)[-1]  # CS188's call
 
 
 def test_a_cs188_override_may_call_the_base_distribution_under_either_spelling():
