@@ -5,22 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pacman.compat import Twinned
 from pacman.errors import AgentError
 
 
-class Agent:
-    """Base class of every agent. Override ``get_action`` or CS188's ``getAction``."""
+class Agent(Twinned):
+    """Base class of every agent. Override ``get_action`` or CS188's ``getAction``.
+
+    Whichever spelling a subclass overrides, both reach it (see ``pacman.compat.Twinned``).
+    """
 
     def __init__(self, index: int = 0) -> None:
         self.index = index
 
     def get_action(self, state: Any) -> str:
-        if type(self).getAction is Agent.getAction:
-            raise AgentError(f"{type(self).__name__} defines neither get_action nor getAction")
-        return self.getAction(state)
+        raise AgentError(f"{type(self).__name__} defines neither get_action nor getAction")
 
-    def getAction(self, gameState: Any) -> str:
-        return self.get_action(gameState)
+    getAction = get_action
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(index={getattr(self, 'index', '?')})"

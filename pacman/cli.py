@@ -11,6 +11,7 @@ import argparse
 import inspect
 import json
 import random
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -215,12 +216,19 @@ def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name:
         )
     except (DisplayUnavailable, ImportError) as error:
         if wants_keyboard:
-            raise UsageError(
-                f"the keyboard agent needs a window: {error}; "
-                "or choose another agent with -p (for example -p GreedyAgent)"
-            ) from None
+            cause = getattr(error, "reason", error)
+            raise _keyboard_cannot_play(options, f"and none can be opened here ({cause})") from None
         print(f"pacman: {error}; showing the game as text instead", file=sys.stderr)
         return TextDisplay(frame_time=options.frameTime)
+
+
+def _keyboard_cannot_play(options: argparse.Namespace, why: str) -> UsageError:
+    """The keyboard agent cannot play: ``why``, and a command that shows a game here instead."""
+    watch = f"pacman -p GreedyAgent -t -l {shlex.quote(options.layout)}"
+    return UsageError(
+        f"playing with the keyboard (-p KeyboardAgent, the default) needs a window, {why}; "
+        f"to watch an agent play in text instead: {watch}"
+    )
 
 
 def _frame_recorder(
@@ -275,7 +283,13 @@ def print_summary(results: Sequence[Any], stream: Any = None) -> None:
 def _replay(options: argparse.Namespace) -> int:
     from pacman.runner import load_record, replay
 
-    record = load_record(options.replay)
+    try:
+        record = load_record(options.replay)
+    except UnicodeDecodeError as error:  # load_record reads the file as text and lets this through
+        raise PacmanError(
+            f"--replay {options.replay}: not a game record (byte "
+            f"0x{error.object[error.start]:02x} at offset {error.start} is not UTF-8 text)"
+        ) from None
     name = record.get("pacman")
     display = _make_display(options, wants_keyboard=False, agent_name=name)
     observers = [display] if display is not None else []
@@ -303,6 +317,8 @@ def _play(options: argparse.Namespace) -> int:
     from pacman.runner import GameSpec, batch, game_record, json_lines, run_games, write_atomically
 
     layout = load_layout(options.layout)
+    for warning in layout.warnings:
+        print(f"pacman: warning: {warning}", file=sys.stderr)
     pacman_class = find_class(options.pacman)
     find_class(options.ghosts, "ghost")
     agent_args = parse_agent_args(options.agentArgs)
@@ -315,9 +331,15 @@ def _play(options: argparse.Namespace) -> int:
         agent_args["numTraining"] = str(options.numTraining)
     wants_keyboard = pacman_class.__name__ == "KeyboardAgent"
     if wants_keyboard and (options.textGraphics or options.quietTextGraphics or options.jobs > 1):
-        raise UsageError(
-            "the keyboard agent needs the pygame window: drop -t/-q/--jobs, "
-            "or choose an agent with -p (for example -p GreedyAgent)"
+        from pacman.view.pygame_view import missing_display
+
+        flag = "-t" if options.textGraphics else "-q" if options.quietTextGraphics else "--jobs"
+        problem = missing_display()
+        raise _keyboard_cannot_play(
+            options,
+            f"and none can be opened here ({problem})"
+            if problem
+            else f"which {flag} does not open: leave out {flag} to play yourself",
         )
     if options.seed is not None:
         seed = options.seed

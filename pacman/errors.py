@@ -28,7 +28,14 @@ class UsageError(PacmanError):
 
 
 class DisplayUnavailable(PacmanError):
-    """No window can be opened (no display, or pygame missing); the message says how to fix it."""
+    """No window can be opened (no display, or pygame missing); the message says how to fix it.
+
+    ``reason`` is the cause alone, for a caller whose fix differs from the message's hint.
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = message if reason is None else reason
 
 
 class AgentCrashed(AgentError):

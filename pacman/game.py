@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pacman.agent import action_method, hook
-from pacman.errors import AgentCrashed, AgentError, IllegalActionError
+from pacman.errors import AgentCrashed, AgentError, IllegalActionError, PacmanError
 from pacman.state import GameState
 
 
@@ -90,13 +90,38 @@ def _interrupt_after(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+#: This package's folder: frames in it are the engine's, never the place to show a user.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
 def _where(error: BaseException) -> str:
-    """`` at file.py:LINE`` of the innermost frame that raised, for one-line messages."""
-    frames = traceback.extract_tb(error.__traceback__)
+    """`` at file.py:LINE`` of the innermost frame outside this package: the agent's own code.
+
+    Generated code (``<string>``, such as the aliases of ``pacman.compat``) is skipped too.
+    """
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not frame.filename.startswith("<")
+        and not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR)
+    ]
     if not frames:
         return ""
     frame = frames[-1]
     return f" at {os.path.basename(frame.filename)}:{frame.lineno}"
+
+
+def describe(error: BaseException) -> str:
+    """An agent's exception in one line: what it says and where in the agent's code.
+
+    The project's own errors (an illegal action asked of a state...) are whole
+    sentences naming the input, so their internal class names are left out.
+    """
+    if isinstance(error, PacmanError):
+        text = str(error)
+    else:
+        text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return text + _where(error)
 
 
 class Game:
@@ -166,7 +191,7 @@ class Game:
             try:
                 register(state.copy())
             except Exception as error:
-                crash = f"{self._name(index)} crashed in registerInitialState: {type(error).__name__}: {error}{_where(error)}"
+                crash = f"{self._name(index)} crashed in registerInitialState: {describe(error)}"
                 break
             used[index] += time.perf_counter() - tic
 
@@ -185,10 +210,7 @@ class Game:
             except _Overtime:
                 action = None
             except Exception as error:
-                crash = (
-                    f"{self._name(index)} crashed on move {move}: "
-                    f"{type(error).__name__}: {error}{_where(error)}"
-                )
+                crash = f"{self._name(index)} crashed on move {move}: {describe(error)}"
                 break
             elapsed = time.perf_counter() - tic
             used[index] += elapsed
@@ -216,7 +238,7 @@ class Game:
                     try:
                         final(state.copy())
                     except Exception as error:
-                        crash = f"{self._name(index)} crashed in final: {type(error).__name__}: {error}{_where(error)}"
+                        crash = f"{self._name(index)} crashed in final: {describe(error)}"
                         break
 
         result = GameResult(

@@ -14,6 +14,7 @@ from typing import Any
 
 from pacman.agent import Agent
 from pacman.directions import STOP, VECTORS
+from pacman.errors import AgentError
 
 
 def _normalised(weights: dict[str, float]) -> dict[str, float]:
@@ -47,7 +48,9 @@ class GhostAgent(Agent):
         self.rng = rng if rng is not None else random._inst  # type: ignore[attr-defined]
 
     def get_distribution(self, state: Any) -> dict[str, float]:
-        raise NotImplementedError
+        raise AgentError(
+            f"{type(self).__name__} defines neither get_distribution nor getDistribution"
+        )
 
     def get_action(self, state: Any) -> str:
         distribution = self.get_distribution(state)
@@ -55,6 +58,7 @@ class GhostAgent(Agent):
             return STOP
         return sample(distribution, self.rng)
 
+    # CS188's spelling; Agent links the two, so a subclass may override either one.
     getDistribution = get_distribution
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from pacman.compat import Twinned
 
-class Grid:
+
+class Grid(Twinned):
     """A width x height grid of values indexed ``grid[x][y]``.
 
     A grid handed out by a game state is frozen (its columns are tuples), so an

@@ -3,7 +3,9 @@
 Rows are given top row first; y grows upward, so the bottom row is y = 0.
 ``%`` wall, ``.`` food, ``o`` capsule, ``P`` Pac-Man, ``G`` or ``1``-``4`` a
 ghost, space empty. Every problem raises ``LayoutError`` naming the file,
-line and column.
+line and column. The first row sets the width, as in CS188: a longer row is
+cut to it (CS188 never reads past it; its own capsuleClassic.lay has such a
+row) and the layout keeps a warning saying so; a shorter row is an error.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ class Layout:
     capsules: tuple[Position, ...] = field(repr=False)
     #: Pac-Man first, then ghosts by (key, x, y), as ``(is_pacman, (x, y))``.
     agent_positions: tuple[tuple[bool, Position], ...] = field(repr=False)
+    #: What was read leniently, as CS188 reads it (a row longer than the first), one line each.
+    warnings: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def num_ghosts(self) -> int:
@@ -72,8 +76,9 @@ class Layout:
         return list(self.rows)
 
 
-def parse_layout(text: str, name: str = "<layout>") -> Layout:
-    """Parse layout text; ``name`` is used in error messages and as the layout's name."""
+def parse_layout(text: str, name: str = "<layout>", *, source: str | None = None) -> Layout:
+    """Parse layout text into a layout called ``name``; messages name ``source`` (default ``name``)."""
+    where = source or name
     lines = [line.strip() for line in text.splitlines()]
     first = 0
     while first < len(lines) and not lines[first]:
@@ -82,25 +87,33 @@ def parse_layout(text: str, name: str = "<layout>") -> Layout:
         lines.pop()
     rows = lines[first:]
     if not rows:
-        raise LayoutError(f"{name}: the layout is empty")
+        raise LayoutError(f"{where}: the layout is empty")
     width = len(rows[0])
     height = len(rows)
+    warnings = []
     for index, row in enumerate(rows):
         line = first + index + 1
-        if len(row) != width:
+        if len(row) < width:
             raise LayoutError(
-                f"{name} line {line}: row is {len(row)} wide, expected {width} like the first row"
+                f"{where} line {line} column {len(row) + 1}: row is {len(row)} wide, "
+                f"shorter than the first row ({width})"
             )
+        if len(row) > width:
+            warnings.append(
+                f"{where} line {line}: row is {len(row)} wide, longer than the first row "
+                f"({width}); its extra {row[width:]!r} is ignored, as CS188 ignores it"
+            )
+            row = rows[index] = row[:width]
         for column, char in enumerate(row, start=1):
             if char not in _KNOWN:
                 raise LayoutError(
-                    f"{name} line {line} column {column}: unknown character {char!r} "
+                    f"{where} line {line} column {column}: unknown character {char!r} "
                     "(expected one of % . o P G 1 2 3 4 or space)"
                 )
             on_border = index in (0, height - 1) or column in (1, width)
             if on_border and char != "%":
                 raise LayoutError(
-                    f"{name} line {line} column {column}: border cell is {char!r}, must be a wall '%'"
+                    f"{where} line {line} column {column}: border cell is {char!r}, must be a wall '%'"
                 )
 
     walls = [[False] * height for _ in range(width)]
@@ -123,11 +136,11 @@ def parse_layout(text: str, name: str = "<layout>") -> Layout:
             elif char in _GHOST_KEYS:
                 ghosts.append((_GHOST_KEYS[char], (x, y)))
     if not pacmen:
-        raise LayoutError(f"{name}: no Pac-Man 'P' in the layout")
+        raise LayoutError(f"{where}: no Pac-Man 'P' in the layout")
     if len(pacmen) > 1:
         x, y = sorted(pacmen, key=lambda p: (-p[1], p[0]))[1]
         raise LayoutError(
-            f"{name} line {first + height - y} column {x + 1}: a second Pac-Man 'P' (only one is allowed)"
+            f"{where} line {first + height - y} column {x + 1}: a second Pac-Man 'P' (only one is allowed)"
         )
     ghosts.sort()
     agents = ((True, pacmen[0]), *((False, position) for _, position in ghosts))
@@ -140,6 +153,7 @@ def parse_layout(text: str, name: str = "<layout>") -> Layout:
         food_positions=tuple(sorted(food)),
         capsules=tuple(capsules),
         agent_positions=agents,
+        warnings=tuple(warnings),
     )
 
 
@@ -172,7 +186,7 @@ def load_layout(name_or_path: str | os.PathLike[str]) -> Layout:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as error:
                 raise LayoutError(f"{path}: cannot read layout ({error})") from None
-            return parse_layout(text, name=name)
+            return parse_layout(text, name=name, source=str(path))
     close = difflib.get_close_matches(text_name, layout_names(), n=3, cutoff=0.5)
     hint = (
         f"; did you mean {', '.join(close)}?"

@@ -19,7 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pacman.errors import AgentError, UsageError
+from pacman.errors import AgentError, PacmanError, UsageError
+from pacman.game import describe
 from pacman.ghosts import GHOST_TYPES
 
 #: Modules named ``util`` and ``game`` for CS188 student files, used when nothing else provides them.
@@ -130,8 +131,9 @@ def build_agent(cls: type, role: str, *args: Any, **kwargs: Any) -> Any:
     """Instantiate an agent class, turning a bad argument into one clear AgentError."""
     try:
         return cls(*args, **kwargs)
+    except PacmanError as error:  # the agent's own check of its arguments: a whole sentence
+        raise AgentError(f"{role} {cls.__name__}: {error}") from None
     except Exception as error:
-        reason = f"{type(error).__name__}: {error}"
         if isinstance(error, TypeError):
             try:
                 signature = inspect.signature(cls)
@@ -145,6 +147,7 @@ def build_agent(cls: type, role: str, *args: Any, **kwargs: Any) -> Any:
                 ) from None
             except ValueError:
                 pass
+        given = ",".join(f"{key}={value}" for key, value in kwargs.items()) or "no arguments"
         raise AgentError(
-            f"{role} {cls.__name__} could not be built with {kwargs or 'no arguments'}: {reason}"
+            f"{role} {cls.__name__} could not be built with {given}: {describe(error)}"
         ) from None

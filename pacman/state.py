@@ -20,7 +20,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from pacman.compat import AgentStateCamelCase, GameStateCamelCase
+from pacman.compat import AgentStateCamelCase, GameStateCamelCase, Twinned
 from pacman.directions import ACTION_ORDER, REVERSE, STOP, VECTORS
 from pacman.errors import IllegalActionError
 from pacman.grid import Grid
@@ -91,7 +91,7 @@ def maze_of(layout: Layout) -> Maze:
     return maze
 
 
-class Configuration:
+class Configuration(Twinned):
     """A position and a facing direction (CS188's ``game.Configuration``)."""
 
     __slots__ = ("direction", "pos")
@@ -256,8 +256,7 @@ class GameState(GameStateCamelCase):
         dx, dy = VECTORS[action]
         x, y = position
         if scared:
-            x += dx * 0.5
-            y += dy * 0.5
+            x, y = _half_step(x, dx), _half_step(y, dy)
             if scared == 1:
                 x, y = int(x + 0.5), int(y + 0.5)
             scared -= 1
@@ -444,6 +443,14 @@ class GameState(GameStateCamelCase):
             _make,
             (self._maze, self._agents, self._food, self._capsules, self._score, self._outcome),
         )
+
+
+def _half_step(coordinate: float, direction: int) -> float:
+    """A scared ghost's move along one axis; a whole number stays an int, as on every grid point."""
+    if not direction:
+        return coordinate
+    coordinate += direction * 0.5
+    return int(coordinate) if coordinate.is_integer() else coordinate
 
 
 _new = object.__new__

@@ -6,11 +6,12 @@ import json
 import random
 
 import pytest
+from short_games import EastFirst
 
 from pacman.agent import Agent
 from pacman.game import Game
-from pacman.ghosts import DirectionalGhost, RandomGhost, sample
-from pacman.layout import parse_layout
+from pacman.ghosts import DirectionalGhost, GhostAgent, RandomGhost, sample
+from pacman.layout import load_layout, parse_layout
 from pacman.state import GameState
 
 OPEN = "%%%%%%%\n%%%.%%%\n%%.G.P%\n%%%.%%%\n%%%%%%%"
@@ -99,3 +100,57 @@ def test_cs188_recorded_game_replays_move_for_move(berkeley):
     assert result.lose and not result.win
     assert result.score == 84.0
     assert result.pacman_moves == len(actions)
+
+
+def test_the_cs188_spelling_of_get_distribution_is_the_distribution():
+    state = GameState.initial(parse_layout(OPEN))
+    assert DirectionalGhost(1).getDistribution(state) == pytest.approx(
+        {"East": 0.85, "West": 0.05, "North": 0.05, "South": 0.05}
+    )
+    assert RandomGhost(1).getDistribution(state) == RandomGhost(1).get_distribution(state)
+
+
+class LastChoiceGhost(GhostAgent):
+    """Written as a CS188 ghost: only ``getDistribution``, camelCase calls throughout."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.asked = 0
+
+    def getDistribution(self, state):
+        self.asked += 1
+        legal = state.getLegalActions(self.index)
+        return {action: (1.0 if action == legal[-1] else 0.0) for action in legal}
+
+
+def test_a_cs188_ghost_overriding_only_getDistribution_plays_through_getAction():
+    start = GameState.initial(load_layout("smallClassic"), 2)
+    ghosts = [LastChoiceGhost(1), LastChoiceGhost(2)]
+    result = Game(start, [EastFirst(), *ghosts], max_moves=12).run()
+    assert result.pacman_moves == 12 and not result.crashed
+    state, ghost_moves = start, 0
+    for index, action in result.actions:
+        if index > 0:
+            assert action == state.get_legal_actions(index)[-1]
+            ghost_moves += 1
+        state = state.generate_successor(index, action)
+    assert ghost_moves == result.moves - 12
+    assert ghosts[0].asked + ghosts[1].asked == ghost_moves
+    assert LastChoiceGhost(2).getAction(start) == start.getLegalActions(2)[-1]  # CS188's call
+
+
+def test_a_cs188_override_may_call_the_base_distribution_under_either_spelling():
+    class Cautious(DirectionalGhost):
+        def getDistribution(self, state):
+            base = super().getDistribution(state)
+            return {action: p for action, p in base.items() if action != "South"}
+
+    class CautiousToo(DirectionalGhost):
+        def getDistribution(self, state):
+            return {a: p for a, p in super().get_distribution(state).items() if a != "South"}
+
+    state = GameState.initial(parse_layout(OPEN))
+    expected = {"East": 0.85, "West": 0.05, "North": 0.05}
+    for ghost in (Cautious(1), CautiousToo(1)):
+        assert ghost.get_distribution(state) == pytest.approx(expected)
+        assert ghost.getDistribution(state) == pytest.approx(expected)

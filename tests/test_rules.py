@@ -241,3 +241,21 @@ def test_food_grid_and_counts_match_cs188_grid():
     assert food[2][2] is True and food[3][2] is False
     assert state.get_food_positions() == [(1, 1), (2, 2), (3, 1)]
     assert state.get_capsules() == [(3, 2)]
+
+
+def test_positions_on_grid_points_are_ints_even_for_scared_ghosts():
+    state = play(start(CAPSULE), (0, "East"), (1, "West"))
+    assert repr(state.get_ghost_position(1)) == "(5.5, 1)"
+    state = play(state, (0, "Stop"), (1, "West"))
+    assert repr(state.get_ghost_position(1)) == "(5, 1)"
+    assert repr(state.get_ghost_state(1).configuration) == "(x,y)=(5, 1), West"
+    # A ghost walled in beside Pac-Man, scared for 40 half-steps and then at full speed.
+    state = play(start("%%%%%%%%\n%Po%%G %\n%%%%%%%%"), (0, "East"))
+    kinds = []
+    for _ in range(44):
+        (action,) = state.get_legal_actions(1)
+        state = play(state, (1, action), (0, "Stop"))
+        x, y = state.get_ghost_position(1)
+        kinds.append((type(x), type(y)))
+        assert type(x) is (int if x == int(x) else float) and type(y) is int
+    assert kinds[:2] == [(float, int), (int, int)]

@@ -12,7 +12,7 @@ from short_games import env_without_display, run_pacman_without_display, small_g
 
 from pacman.errors import DisplayUnavailable
 from pacman.game import QuitRequested
-from pacman.layout import load_layout
+from pacman.layout import load_layout, parse_layout
 from pacman.state import GameState
 from pacman.view.pygame_view import PygameDisplay
 
@@ -226,3 +226,152 @@ def test_a_display_that_cannot_be_reached_is_one_line_too():
     assert lines[0].startswith("cannot open a window: ")
     assert lines[0].endswith(" (use -t or -q for text, --gif FILE to record)")
     assert ":87" in lines[0]  # SDL's words vary with its version; the display is always named
+
+
+def test_without_a_display_the_keyboard_game_names_a_command_that_works():
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the DISPLAY check is Linux's")
+    expected = (
+        "pacman: playing with the keyboard (-p KeyboardAgent, the default) needs a window, and "
+        "none can be opened here (no display, DISPLAY and WAYLAND_DISPLAY are unset); to watch "
+        "an agent play in text instead: pacman -p GreedyAgent -t -l smallClassic\n"
+    )
+    for asked in (["-l", "smallClassic"], ["-l", "smallClassic", "-t"]):
+        out = run_pacman_without_display(*asked)
+        assert (out.returncode, out.stdout, out.stderr) == (2, "", expected)
+    suggested = expected.rstrip("\n").rpartition(": pacman ")[2].split()
+    out = run_pacman_without_display(*suggested, "--frameTime", "0", "--max-moves", "2")
+    assert out.returncode == 0 and out.stderr == ""
+    assert out.stdout.startswith("%%%%%%%%%%%%%%%%%%%%\n")  # the text board
+    assert "Game stopped after 2 Pac-Man moves" in out.stdout
+
+
+def test_with_a_display_text_and_the_keyboard_game_say_to_leave_out_the_flag():
+    out = subprocess.run(
+        [sys.executable, "-m", "pacman", "-q"],
+        capture_output=True,
+        text=True,
+        env=env_without_display(DISPLAY=":87"),
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        "pacman: playing with the keyboard (-p KeyboardAgent, the default) needs a window, which "
+        "-q does not open: leave out -q to play yourself; to watch an agent play in text "
+        "instead: pacman -p GreedyAgent -t -l mediumClassic\n"
+    )
+
+
+def test_stepping_while_paused_is_not_a_turn_for_the_keyboard_agent(display):
+    from agents.keyboard import KeyboardAgent
+
+    state = GameState.initial(load_layout("smallClassic"), 2)
+    display.initialize(state)
+    player = KeyboardAgent(window=display)
+    press(pygame.K_LEFT)
+    press(pygame.K_LEFT, up=True)
+    assert player.get_action(state) == "West"
+    press(pygame.K_SPACE)
+    press(pygame.K_RIGHT)  # one more move, please
+    press(pygame.K_RIGHT, up=True)
+    display.pump()
+    assert display.paused and display.take_direction() is None
+    assert player.get_action(state) == "West"  # still the way it was sent, not East
+    waits = []
+    display.idle = waits.append
+    display.update(state.generate_successor(0, "West"), 0, "West")  # the step: no wait
+    assert waits == []
+    press(pygame.K_SPACE)
+    press(pygame.K_RIGHT)  # playing again: Right is a turn
+    assert display.take_direction() == "East" and not display.paused
+
+
+CAUGHT_IN_THE_MIDDLE = """\
+%%%%%%%%%%%%%%%%%%%%
+%..................%
+%..................%
+%........PG........%
+%..................%
+%..................%
+%%%%%%%%%%%%%%%%%%%%
+"""
+
+
+def test_the_game_over_box_leaves_the_agents_in_sight():
+    state = GameState.initial(parse_layout(CAUGHT_IN_THE_MIDDLE)).generate_successor(0, "East")
+    assert state.is_lose() and state.get_pacman_position() == (10, 3)
+    boxed = drawing.render(state, zoom=0.5)
+    plain = drawing.render(state, zoom=0.5, banner="")
+    width, height = boxed.get_size()
+    box = {
+        (x, y)
+        for x in range(width)
+        for y in range(height)
+        if boxed.get_at((x, y)) != plain.get_at((x, y))
+    }
+    geometry = drawing.fit((width, height), state.layout)
+    maze_width, maze_height = geometry.maze_size
+    assert len(box) > 20 * geometry.cell  # the box is drawn...
+    assert all(x < maze_width and y < maze_height for x, y in box)  # ...over the maze
+    half = geometry.cell // 2
+    for position in (state.get_pacman_position(), *state.get_ghost_positions()):
+        cx, cy = geometry.center(*position)
+        agent = {(x, y) for x in range(cx - half, cx + half) for y in range(cy - half, cy + half)}
+        assert not box & agent, position
+
+
+@pytest.fixture
+def answerable_window(monkeypatch):
+    """A window that waits for an answer at the end, as a real one does; its clock is fake."""
+    if os.environ.get("SDL_VIDEODRIVER") != "dummy":
+        pytest.skip("these tests drive the window through SDL's dummy video driver")
+    from pacman.view import pygame_view
+
+    monkeypatch.setattr(pygame_view, "time", SteppingClock())
+    window = PygameDisplay(zoom=0.5, frame_time=0.1)
+    assert not window.waits_for_answer  # nobody could answer a dummy window: it does not wait
+    window.waits_for_answer = True
+    window.fps = 100_000  # the frame limiter need not sleep here
+    pygame.event.clear()
+    yield window
+    window.close()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pygame.event.Event(pygame.KEYDOWN, key=pygame.K_n),
+        pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=(5, 5)),
+    ],
+    ids=["key", "click"],
+)
+def test_the_final_board_stays_until_a_key_or_a_click(answerable_window, answer):
+    window = answerable_window
+    state = GameState.initial(parse_layout(CAUGHT_IN_THE_MIDDLE)).generate_successor(0, "East")
+    window.initialize(state)
+    frames = []
+    real_idle = window.idle
+
+    def idle(notice=""):
+        frames.append(notice)
+        real_idle(notice)
+        if len(frames) == 300:  # long after the 1 s death animation of the fake clock
+            pygame.event.post(answer)
+
+    window.idle = idle
+    press(pygame.K_LEFT)  # pressed while playing, before the end: not an answer
+    window.finish(state, None)
+    assert len(frames) == 301
+    assert window.take_direction() is None
+
+
+def test_a_frame_time_of_0_does_not_wait_at_the_end(answerable_window):
+    window = answerable_window
+    window.frame_time = 0.0
+    state = GameState.initial(parse_layout(CAUGHT_IN_THE_MIDDLE)).generate_successor(0, "East")
+    window.initialize(state)
+    frames = []
+    window.idle = frames.append
+    window.finish(state, None)
+    assert frames == []

@@ -31,7 +31,8 @@ try:
 except ImportError as _error:  # pragma: no cover - exercised only without pygame
     raise DisplayUnavailable(
         "pygame is not installed: pip install 'pacman-multiagent[pygame]' for the window, "
-        "or use -t/-q for text"
+        "or use -t/-q for text",
+        reason="pygame is not installed: pip install 'pacman-multiagent[pygame]'",
     ) from _error
 
 if TYPE_CHECKING:
@@ -391,6 +392,47 @@ def _draw_ghost(
 # ------------------------------------------------------------------ the whole picture
 
 
+def _draw_banner(
+    surface: pygame.Surface,
+    geometry: Geometry,
+    banner: str,
+    color: Color,
+    theme: Theme,
+    agents: Sequence[pygame.Rect],
+) -> None:
+    """The banner in a box over the maze, as near its middle as it goes without hiding an agent.
+
+    The end of a game is worth seeing: where Pac-Man was caught, or ate the last dot.
+    """
+    cell = geometry.cell
+    maze = pygame.Rect(geometry.left, geometry.top, *geometry.maze_size)
+    size = max(10, round(cell * 1.4))
+    while True:  # smaller letters for a narrow maze, so the box fits across it
+        text = _font(size).render(banner, True, color)
+        box = pygame.Rect(0, 0, text.get_width() + cell, text.get_height() + cell // 2)
+        if box.width <= maze.width or size <= 8:
+            break
+        size -= 1
+    step = max(1, cell // 2)
+    spare_x, spare_y = max(0, maze.width - box.width), max(0, maze.height - box.height)
+    offsets_x = sorted(range(-(spare_x // 2), spare_x // 2 + 1, step), key=abs)
+    offsets_y = sorted(range(-(spare_y // 2), spare_y // 2 + 1, step), key=abs)
+    box.center = maze.center
+    for dx in offsets_x:  # centred across if it can be: up or down first, then sideways
+        placed = next(
+            (moved for dy in offsets_y if (moved := box.move(dx, dy)).collidelist(agents) == -1),
+            None,
+        )
+        if placed is not None:
+            box = placed
+            break
+    shadow = pygame.Surface(box.size)
+    shadow.fill(theme.background)
+    shadow.set_alpha(200)
+    surface.blit(shadow, box)
+    surface.blit(text, text.get_rect(center=box.center))
+
+
 def _score_text(score: float) -> str:
     return str(int(score)) if float(score).is_integer() else f"{score:g}"
 
@@ -464,15 +506,15 @@ def draw(
         banner = "YOU WIN!" if state.is_win() else "GAME OVER" if state.is_lose() else ""
         banner_color = theme.score if state.is_win() else GAME_OVER_RED
     if banner:
-        font = _font(max(10, round(cell * 1.4)))
-        text = font.render(banner, True, banner_color)
-        maze_w, maze_h = geometry.maze_size
-        rect = text.get_rect(center=(geometry.left + maze_w // 2, geometry.top + maze_h // 2))
-        shadow = pygame.Surface((rect.width + cell, rect.height + cell // 2))
-        shadow.fill(theme.background)
-        shadow.set_alpha(200)
-        surface.blit(shadow, shadow.get_rect(center=rect.center))
-        surface.blit(text, rect)
+        half = cell // 2
+        agents = [
+            pygame.Rect(cx - half, cy - half, cell, cell)
+            for cx, cy in (
+                geometry.center(*position)
+                for position in (where or [pacman.get_position(), *state.get_ghost_positions()])
+            )
+        ]
+        _draw_banner(surface, geometry, banner, banner_color, theme, agents)
 
     bar_top = geometry.top + geometry.maze_size[1]
     font = _font(max(10, round(geometry.bar_height * 0.75)))

@@ -40,6 +40,13 @@ _MIN_DELAY_MS = 20
 _FINAL_HOLD_MS = 2000
 
 
+def _why_not(error: OSError) -> str:
+    """Why a file or folder could not be made, in words (mkdir says "File exists" of a file)."""
+    if isinstance(error, (FileExistsError, NotADirectoryError)):
+        return f"{error.filename} is a file, not a folder"
+    return error.strerror or str(error)
+
+
 def _import_draw() -> Any:
     try:
         from pacman.view import draw
@@ -137,8 +144,13 @@ class _GifWriter:
     def add(self, rgb: Any) -> None:
         indexed = rgb.quantize(palette=self.palette, dither=self.Image.Dither.NONE)
         if self.file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.file = open(self.path, "wb")  # noqa: SIM115 - stays open across calls
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.file = open(self.path, "wb")  # noqa: SIM115 - stays open across calls
+            except OSError as error:
+                raise PacmanError(
+                    f"{self.path}: cannot write the GIF ({_why_not(error)})"
+                ) from None
             header, _ = self.GifImagePlugin.getheader(indexed, None, {"loop": 0, "optimize": False})
             for chunk in header:
                 self.file.write(chunk)
@@ -225,7 +237,12 @@ class FrameRecorder:
             delay = round(1000 * self.frame_time * self.frame_skip)
             self._writer = _GifWriter(self._gif_path(), delay, self.theme)
         if self.frames_dir is not None:
-            self.frames_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                self.frames_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise PacmanError(
+                    f"{self.frames_dir}: cannot save frames there ({_why_not(error)})"
+                ) from None
 
     def update(self, state: GameState, agent_index: int, action: str) -> None:
         self._moves += 1

@@ -5,7 +5,9 @@ machine that cannot show one fails here, with ``DisplayUnavailable`` and a
 one-line message that says what to do, before any game starts. The game loop
 calls ``initialize``/``update``/``finish``; each move is animated for
 ``frame_time`` seconds at 60 frames per second, and the window keeps
-answering while paused.
+answering while paused. At the end of a game the final board stays, its
+"GAME OVER" or "YOU WIN!" clear of the agents, until a key or a click (not
+with a frame time of 0, nor in a window nobody can see: SDL's dummy driver).
 
 Keys: Space (or P) pauses and resumes, Right (while paused) plays one more
 move, ``+``/``-`` halve/double the frame time, Esc or closing the window
@@ -46,7 +48,7 @@ _SLOWEST = 2.0
 _X11_PLATFORM = sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd"))
 
 
-def _missing_display() -> str | None:
+def missing_display() -> str | None:
     """Why no window can be opened here, if that is known before asking SDL."""
     if os.environ.get("SDL_VIDEODRIVER"):
         return None  # the user chose a driver (``dummy`` for tests): let SDL decide
@@ -59,7 +61,7 @@ def _missing_display() -> str | None:
 
 def _unavailable(reason: str) -> DisplayUnavailable:
     return DisplayUnavailable(
-        f"cannot open a window: {reason} (use -t or -q for text, --gif FILE to record)"
+        f"cannot open a window: {reason} (use -t or -q for text, --gif FILE to record)", reason
     )
 
 
@@ -78,7 +80,7 @@ class PygameDisplay:
         title: str = "Pac-Man",
     ) -> None:
         global _ACTIVE
-        problem = _missing_display()
+        problem = missing_display()
         if problem is not None:
             raise _unavailable(problem)
         from pacman.view import draw as drawing  # raises DisplayUnavailable without pygame
@@ -91,7 +93,8 @@ class PygameDisplay:
         self.frame_time = max(0.0, float(frame_time))
         self.agent_name = agent_name
         self.fps = fps
-        #: Seconds the final position of a game stays on screen (Esc skips it).
+        #: Seconds the final position of a game stays on screen; ``None``: until a key or a
+        #: click (after a short death animation), or no time at all with a frame time of 0.
         self.hold = hold
         self.title = title
         chosen = os.environ.get("SDL_VIDEODRIVER")
@@ -115,6 +118,11 @@ class PygameDisplay:
             if not chosen and pygame.display.get_driver() in ("offscreen", "dummy"):
                 pygame.display.quit()  # SDL fell back to a window nobody can see
                 raise pygame.error(f"cannot connect to display {os.environ.get('DISPLAY', '')!r}")
+            #: Whether the final board waits for an answer: not in a window nobody can see.
+            self.waits_for_answer = hold is None and pygame.display.get_driver() not in (
+                "dummy",
+                "offscreen",
+            )
             pygame.display.set_icon(drawing.icon(32, self.theme))
             # Opened hidden now, so a failure is reported before any game; shown by initialize().
             self._screen = pygame.display.set_mode((320, 200), pygame.RESIZABLE | pygame.HIDDEN)
@@ -135,6 +143,8 @@ class PygameDisplay:
         self._last_flip = 0.0
         self._paused = False
         self._step = False
+        self._waiting = False  # for a key or a click at the end of a game
+        self._answered = False
         self._closed = False
         self._notice = ""
         self._notice_until = 0.0
@@ -197,7 +207,12 @@ class PygameDisplay:
             if event.type == pygame.QUIT:
                 self._quit()
             elif event.type == pygame.KEYDOWN:
-                self._key_down(event.key)
+                if self._waiting and event.key != pygame.K_ESCAPE:
+                    self._answered = True
+                else:
+                    self._key_down(event.key)
+            elif event.type == pygame.MOUSEBUTTONDOWN and self._waiting:
+                self._answered = True
             elif event.type == pygame.KEYUP:
                 direction = self._keymap.get(event.key)
                 if direction in self._held:
@@ -218,14 +233,15 @@ class PygameDisplay:
         elif key in (pygame.K_MINUS, pygame.K_KP_MINUS, pygame.K_UNDERSCORE):
             self.frame_time = min(_SLOWEST, max(_FASTEST, self.frame_time * 2))
             self._tell(f"frame time {self.frame_time:g} s")
+        if key == pygame.K_RIGHT and self._paused:
+            self._step = True
+            return  # a step, not a turn: the keyboard agent must not see this key
         direction = self._keymap.get(key)
         if direction is not None:
             if direction in self._held:
                 self._held.remove(direction)
             self._held.append(direction)
             self._pressed.append(direction)
-            if key == pygame.K_RIGHT and self._paused:
-                self._step = True
 
     def _tell(self, notice: str, seconds: float = 1.5) -> None:
         self._notice, self._notice_until = notice, time.monotonic() + seconds
@@ -283,18 +299,35 @@ class PygameDisplay:
         self._wait_while_paused()
 
     def finish(self, state: GameState, result: GameResult) -> None:
+        """Show how the game ended: a death animation, then the final board until answered.
+
+        With ``hold`` in seconds (or no answer possible) the board stays that long instead.
+        """
         self._state = state
         self._positions = self._agent_positions(state)
         hold = self.hold if self.hold is not None else min(1.5, 10 * self.frame_time)
+        waiting = self.waits_for_answer and self.frame_time > 0
+        if waiting:
+            # A key pressed while playing (a player's last arrow) is not an answer.
+            self._pygame.event.clear((self._pygame.KEYDOWN, self._pygame.MOUSEBUTTONDOWN))
+            self._waiting, self._answered = True, False
+            self._notice, self._notice_until = "a key or a click goes on", math.inf
         began = time.monotonic()
         self._redraw()
         try:
-            while (elapsed := time.monotonic() - began) < hold or self._paused:
-                if state.is_lose() and hold > 0:
-                    self._dying = min(1.0, elapsed / (0.75 * hold))
+            while (
+                not self._answered if waiting else (time.monotonic() - began < hold or self._paused)
+            ):
+                elapsed = time.monotonic() - began
+                dying = state.is_lose() and elapsed < hold
+                # Then Pac-Man is back on the final board, beside what caught it.
+                self._dying = min(1.0, elapsed / (0.75 * hold)) if dying else 0.0
                 self.idle()
         finally:
             self._dying = 0.0
+            self._waiting = False
+            if waiting:
+                self._notice_until = 0.0
 
     def close(self) -> None:
         """Close the window (the run may go on without it)."""
