@@ -21,6 +21,7 @@ import json
 import math
 from typing import Any
 
+from pacman.compat import Twinned
 from pacman.directions import STOP
 
 _GHOSTS = {"MinimaxAgent": "min", "AlphaBetaAgent": "min", "ExpectimaxAgent": "avg"}
@@ -126,7 +127,7 @@ def _explored_without_stop(ctx: Any, state: Any, test: Any) -> int:
     return log.explored_count()
 
 
-class NoStop:
+class NoStop(Twinned):
     """A state whose Pac-Man never lists Stop; children are wrapped too."""
 
     __slots__ = ("_state",)
