@@ -276,7 +276,7 @@ SMALL = {"q2": ["0-small-tree"], "q3": ["6-tied-root"], "q4": ["0-expectimax1"]}
 def make_mini(root: Path, tests_by_question: dict[str, list[str]] = MINI) -> Path:
     suite = root / "suite"
     suite.mkdir()
-    (suite / "CONFIG").write_text('order: "q2 q3 q4"\n')
+    (suite / "CONFIG").write_text(f'order: "{" ".join(tests_by_question)}"\n')
     for question, tests in tests_by_question.items():
         (suite / question).mkdir()
         shutil.copy(BERKELEY / question / "CONFIG", suite / question / "CONFIG")

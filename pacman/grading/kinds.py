@@ -79,23 +79,26 @@ class Context:
         game_left: float | None = None,
         **fields: Any,
     ) -> dict[str, Any]:
-        """One request, limited by the tightest of the move's, game's, test's and
-        submission's CPU allowances, each charged with the CPU time the request used."""
-        allowances = [
-            (self.limits.move_seconds if move_seconds is None else move_seconds, "per-move limit"),
-            (self.test_left, "test's limit"),
-            (self.budget.left, "submission's time budget"),
-        ]
+        """One request, limited by the tightest of the move's (or game's), test's and
+        submission's CPU allowances, each charged with the CPU time the request used.
+
+        ``game_left`` is what is left of a game's ``maxTime``, which CS188 applies to each
+        move and to the whole game alike.
+        """
         if game_left is not None:
-            allowances.append((game_left, "game's limit"))
-        limit, name = min(allowances, key=lambda pair: pair[0])
+            own = (game_left, "test's maxTime (per move and per game)", move_seconds)
+        elif move_seconds is not None:
+            own = (move_seconds, "test's maxTime (per move)", move_seconds)
+        else:
+            own = (self.limits.move_seconds, "per-move limit", self.limits.move_seconds)
+        allowances = [
+            own,
+            (self.test_left, "test's limit", self.limits.test_seconds),
+            (self.budget.left, "submission's time budget", self.budget.total),
+        ]
+        limit, name, total = min(allowances, key=lambda entry: entry[0])
         worker.last_cpu = 0.0
         if limit <= 0:
-            total = {
-                "test's limit": self.limits.test_seconds,
-                "submission's time budget": self.budget.total,
-                "game's limit": None,
-            }.get(name)
             of = f" of {seconds(total)}" if total is not None else ""
             raise WorkerTimeout(f"the {name}{of} of CPU time was used up before {what}")
         try:
