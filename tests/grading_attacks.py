@@ -241,12 +241,12 @@ DISK_FILLER = r"""import os, tempfile
             print("ATTACK fill-disk: blocked", type(error).__name__)
         return self.value(gameState, 0, 0)[1]"""
 
-#: Python recursion far past the C stack.
+#: Recursion with no limit, through a builtin so that it overflows the C stack at once.
 DEEP_RECURSION = r"""import sys
         sys.setrecursionlimit(10**7)
 
         def deeper(n):
-            return deeper(n + 1) + 1
+            return max([n], key=deeper)
 
         deeper(0)
         return self.value(gameState, 0, 0, float("-inf"), float("inf"))[1]"""

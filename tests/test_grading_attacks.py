@@ -123,7 +123,17 @@ def arena():
     shutil.rmtree(base, ignore_errors=True)
 
 
-MODES = ["namespaces", "process", "process-unprivileged"]
+MODES = ["namespaces", "process", "process-unprivileged", "process-no-landlock"]
+#: What gets through where no mode can hide the answers (process mode, root, no Landlock):
+#: the grader refuses batches there unless told --unsafe-readable-answers (docs/grading.md).
+GETS_THROUGH_WITHOUT_LANDLOCK = {
+    "read-solution",
+    "list-suite",
+    "write-suite",
+    "write-canary",
+    "read-others",
+    "import-reference-agents",
+}
 
 
 @needs_root
@@ -195,6 +205,9 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
         "-j",
         "2",
     ]
+    if mode == "process-no-landlock":
+        command += ["--no-landlock", "--unsafe-readable-answers"]
+    weak = mode == "process-no-landlock"
     if mode == "process-unprivileged":
         for path in [staging, summary.parent]:
             os.chown(path, GRADER_UID, GRADER_UID)
@@ -214,7 +227,7 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
     # Attacks that fail leave an honest search: full marks, no more, no less.
     assert grades["attack_everything"] == ("5", "5", "5")
     # No search code: points only from stolen solutions.
-    assert grades["attack_thief"] == ("0", "0", "0")
+    assert grades["attack_thief"] == (("5", "5", "5") if weak else ("0", "0", "0"))
     assert grades["attack_junk_reply"] == ("0", "5", "5")
     assert grades["attack_recursion"] == ("5", "0", "5")
     assert grades["attack_disk"][:2] == ("5", "5")
@@ -222,17 +235,22 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
     assert "symbolic link" in rows["linked"]["error"]
 
     printed = records["attack_everything"]["import_report"]
-    attacks = [line for line in printed.splitlines() if "ATTACK " in line]
-    assert len(attacks) == 14, printed
-    assert all(": blocked (" in line for line in attacks), printed
-    assert "SUCCEEDED" not in printed
+    outcomes = dict(
+        line.split("ATTACK ", 1)[1].split(": ", 1)
+        for line in printed.splitlines()
+        if "ATTACK " in line
+    )
+    assert len(outcomes) == 14, printed
+    through = {name for name, outcome in outcomes.items() if outcome == "SUCCEEDED"}
+    assert through == (GETS_THROUGH_WITHOUT_LANDLOCK if weak else set()), printed
+    assert all(o.startswith("blocked (") for n, o in outcomes.items() if n not in through)
     assert "\x1b" not in printed and "| \\x1b[2J\\x1b[HTotal: 25/25" in printed
     stolen = records["attack_thief"]["import_report"]
-    assert stolen.count(": blocked (") == 4 and "SUCCEEDED" not in stolen, stolen
+    assert stolen.count("SUCCEEDED" if weak else ": blocked (") == 4, stolen
     junk = "\n".join(t["report"] for t in records["attack_junk_reply"]["questions"]["q2"]["tests"])
     assert "a reply of 33554432 bytes announced; the limit is 4194304" in junk
     protections = records["attack_everything"]["protections"]
-    assert protections["answers_hidden"] is True
+    assert protections["answers_hidden"] is not weak
     assert protections["seccomp"] is True
     if mode != "process-unprivileged":
         assert protections["separate_uid"] is True
@@ -243,8 +261,9 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
 
     # Nothing outside the submissions' scratch folders changed, and nothing outlived the run.
     time.sleep(0.5)
-    assert canary.read_text() == "original"
-    assert _digest(suite) == suite_digest
+    if not weak:
+        assert canary.read_text() == "original"
+        assert _digest(suite) == suite_digest
     assert not os.path.exists(f"/dev/{devname}")
     with open("/proc/sys/kernel/core_pattern") as handle:
         assert handle.read() == core_pattern

@@ -385,12 +385,17 @@ class Protections:
 
 
 def lock_down(
-    *, landlock: dict[str, list[str]] | None, uid: int | None, isolation: str
+    *,
+    landlock: dict[str, list[str]] | None,
+    uid: int | None,
+    isolation: str,
+    read_search: bool = False,
 ) -> Protections:
     """Put up every wall this kernel allows; return which ones stand.
 
     ``landlock`` holds the paths to read (``reads`` minus ``hidden``, ``keep`` re-opened)
-    and to write (``writes``); None leaves Landlock out.
+    and to write (``writes``); None leaves Landlock out. ``read_search`` keeps the right to
+    read past file modes after leaving root, for an interpreter other users cannot read.
 
     Order matters: the uid switch needs root's capabilities (so it comes before seccomp),
     the parent-death signal is cleared by a uid switch (so it comes after), and seccomp
@@ -411,10 +416,12 @@ def lock_down(
     arch = _seccomp_arch()
     root = hasattr(os, "geteuid") and os.geteuid() == 0
     if uid is not None and root:
-        # Reads past file modes only where Landlock decides what may be read, and seccomp
-        # forbids open_by_handle_at, which that capability would otherwise open up.
+        # Reads past file modes where Landlock decides what may be read (or where the
+        # interpreter needs it), and only with seccomp forbidding open_by_handle_at, which
+        # that capability would otherwise open up.
+        keep = (done.landlock > 0 or read_search) and arch is not None
         with contextlib.suppress(OSError):
-            _switch_user(uid, keep_read_search=done.landlock > 0 and arch is not None)
+            _switch_user(uid, keep_read_search=keep)
     if linux and hasattr(os, "geteuid") and os.geteuid() == 0:
         # Still root (no uid given, or the switch failed): at least no capabilities.
         _drop_bounding_set()

@@ -271,17 +271,20 @@ def resolve_isolation(requested: str) -> str:
 
 
 def _student_uid(config: SandboxConfig, isolation: str) -> int | None:
-    """The uid student code switches to, or None when the grader is not root or cannot."""
+    """The uid student code switches to, or None when the grader is not root."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0 or isolation == "bwrap":
         return None  # not root: already unprivileged; bwrap drops every capability itself
-    from pacman.grading.lockdown import landlock_abi
+    return config.uid if config.uid is not None else allocate_uid()
 
-    # Without Landlock holding the reads, the interpreter must be readable by anyone
-    # (namespaces mode makes private homes traversable; process mode cannot).
-    with_landlock = config.landlock and landlock_abi() > 0
-    if with_landlock or isolation == "namespaces" or _probe("nobody"):
-        return config.uid if config.uid is not None else allocate_uid()
-    return None
+
+def _needs_read_search(config: SandboxConfig, isolation: str) -> bool:
+    """Whether the student's uid must read past file modes to load the interpreter.
+
+    Namespaces mode makes private homes such as /root traversable; process mode cannot,
+    and there a uid of its own still beats staying root (it cannot write what root owns
+    or signal the grader), even when it may read what root may.
+    """
+    return isolation == "process" and not _probe("nobody")
 
 
 def _unshare_prefix() -> list[str]:
@@ -603,6 +606,7 @@ class Worker:
             "hidden_modules": list(REFERENCE_MODULES) if config.student_files else [],
             "landlock": landlock_spec(config, self.scratch) if config.landlock else None,
             "uid": self.uid,
+            "read_search": self.uid is not None and _needs_read_search(config, self.isolation),
             "isolation": self.isolation,
         }
         deadline = time.monotonic() + 30

@@ -401,7 +401,10 @@ def serve(rfd: int, wfd: int) -> None:
     from pacman.grading.lockdown import lock_down
 
     protections = lock_down(
-        landlock=setup.get("landlock"), uid=setup.get("uid"), isolation=setup.get("isolation", "")
+        landlock=setup.get("landlock"),
+        uid=setup.get("uid"),
+        isolation=setup.get("isolation", ""),
+        read_search=bool(setup.get("read_search")),
     ).to_dict()
     if setup.get("audit", True):
         # Libraries such as numpy import ctypes; loading it here (trusted) lets them import,
