@@ -259,14 +259,14 @@ UNSAFE_WARNING = (
 
 def check_protections(args: argparse.Namespace, out: TextIO) -> None:
     """Refuse, or warn in the report's first line, where the answers cannot be hidden."""
-    from pacman.grading.sandbox import protections_here
+    from pacman.grading.sandbox import answers_hidden_here
 
     if not (args.submissions or args.gradescope) and not student_names(args):
         return
-    found = protections_here(args.isolation, args.landlock)
-    if found.get("answers_hidden"):
+    hidden, isolation = answers_hidden_here(args.isolation, args.landlock)
+    if hidden:
         return
-    why = f"{found.get('isolation', 'process')} isolation, and no Landlock on this kernel"
+    why = f"{isolation} isolation, and no Landlock on this kernel"
     if (args.submissions or args.gradescope) and not args.unsafe:
         raise UsageError(
             f"autograder: student code could read the test answers here ({why}); refusing to "

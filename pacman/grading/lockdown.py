@@ -373,15 +373,16 @@ class Protections:
     no_new_privs: bool = False
     audit_hook: bool = False  # a tripwire that explains refusals, not a wall
 
-    @property
-    def answers_hidden(self) -> bool:
-        """Whether solutions and other submissions are out of reach without the audit hook."""
-        return self.isolation in ("namespaces", "bwrap") or self.landlock > 0
-
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["answers_hidden"] = self.answers_hidden
+        data["answers_hidden"] = answers_hidden(self.isolation, self.landlock)
         return data
+
+
+def answers_hidden(isolation: str, landlock: int) -> bool:
+    """Whether solutions and other submissions are out of student code's reach without the
+    audit hook: covered by mounts (``namespaces``, ``bwrap``), or kept out by Landlock."""
+    return isolation in ("namespaces", "bwrap") or landlock > 0
 
 
 def lock_down(

@@ -43,9 +43,15 @@ def encode(message: Any) -> bytes:
     return _HEADER.pack(len(body)) + body
 
 
-def _wait_left(deadline: float | None, watch: Watch | None, poll: float, what: str) -> float | None:
-    """Seconds to wait for the pipe now; runs ``watch`` and raises Timeout past the deadline."""
-    if watch is not None:
+def _wait_left(
+    deadline: float | None, watch: Watch | None, poll: float, what: str, waited: bool
+) -> float | None:
+    """Seconds to wait for the pipe now; raises Timeout past the deadline.
+
+    ``watch`` runs once the pipe has kept us waiting (``waited``): a quick answer costs
+    no look at the other side.
+    """
+    if watch is not None and waited:
         watch()
     if deadline is None:
         return poll if watch is not None else None
@@ -64,11 +70,13 @@ def write_frame(
 ) -> None:
     """Send one message; with a deadline, give up (Timeout) if the reader stalls."""
     data = memoryview(encode(message))
+    waited = False
     while data:
         if deadline is not None or watch is not None:
-            left = _wait_left(deadline, watch, poll, "the other side stopped reading")
+            left = _wait_left(deadline, watch, poll, "the other side stopped reading", waited)
             _, ready, _ = select.select([], [fd], [], left)
             if not ready:
+                waited = True
                 continue
         try:
             written = os.write(fd, data[: 1 << 16])
@@ -82,11 +90,13 @@ def _read_exact(
 ) -> bytes:
     chunks: list[bytes] = []
     missing = size
+    waited = False
     while missing:
         if deadline is not None or watch is not None:
-            left = _wait_left(deadline, watch, poll, "no reply before the deadline")
+            left = _wait_left(deadline, watch, poll, "no reply before the deadline", waited)
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
+                waited = True
                 continue
         chunk = os.read(fd, min(missing, 1 << 20))
         if not chunk:

@@ -39,6 +39,7 @@ from typing import Any
 
 from pacman.errors import PacmanError
 from pacman.grading import protocol
+from pacman.grading.lockdown import SYSTEM_READ, answers_hidden, landlock_abi
 
 _BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.grading.worker import main; main(sys.argv[1:3])"
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -159,7 +160,6 @@ def landlock_spec(config: SandboxConfig, scratch: str) -> dict[str, list[str]]:
     Student code reads the interpreter, the game's public modules, the layouts and its own
     staged files; never the grader's code, the suites, the reference agents or the tests.
     """
-    from pacman.grading.lockdown import SYSTEM_READ
     from pacman.layout import bundled_layout_dir
 
     package = os.path.join(PROJECT_ROOT, "pacman")
@@ -519,6 +519,7 @@ class Worker:
         self.pid = -1  # the worker's own process, as the grader sees it
         self.protections: dict[str, Any] = {}
         self.last_cpu = 0.0  # CPU seconds the last request used
+        self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
         self._next_id = 0
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         # The only folder student code may write to (and its TMPDIR).
@@ -647,9 +648,7 @@ class Worker:
         if no_new_privs is not None:
             found["no_new_privs"] = no_new_privs == "1"
         found["isolation"] = self.isolation
-        found["answers_hidden"] = self.isolation in ("namespaces", "bwrap") or bool(
-            found.get("landlock")
-        )
+        found["answers_hidden"] = answers_hidden(self.isolation, int(found.get("landlock") or 0))
         return found
 
     # -- life and death ------------------------------------------------------------------------
@@ -727,7 +726,8 @@ class Worker:
         started = time.monotonic()
         wall_limit = backstop(cpu_limit)
         deadline = started + wall_limit
-        cpu_start = self.cpu_seconds()
+        # The worker is idle between requests: where the last one ended, this one starts.
+        cpu_start = self._cpu_mark if self._cpu_mark is not None else self.cpu_seconds()
         quota = self.config.limits.disk_mb * 1024 * 1024
         last_disk_look = [started]
 
@@ -775,7 +775,8 @@ class Worker:
             self._fail(f"broke the protocol ({error})")
             raise WorkerDied(self.dead or "") from None
         if cpu_start is not None:
-            self.last_cpu = max(0.0, (self.cpu_seconds() or cpu_start) - cpu_start)
+            self._cpu_mark = self.cpu_seconds()
+            self.last_cpu = max(0.0, (self._cpu_mark or cpu_start) - cpu_start)
         else:
             self.last_cpu = time.monotonic() - started
         return reply
@@ -809,24 +810,14 @@ class Worker:
         return text
 
 
-_protections_seen: dict[str, dict[str, Any]] = {}
+def answers_hidden_here(isolation: str, landlock: bool = True) -> tuple[bool, str]:
+    """Whether student workers in ``isolation`` cannot read the answers here, and the mode.
 
-
-def protections_here(isolation: str, landlock: bool = True) -> dict[str, Any]:
-    """What a student worker gets on this machine in ``isolation`` (one worker started once)."""
+    Every worker reports what it really had in force; this is the same rule, known before
+    any worker starts.
+    """
     mode = resolve_isolation(isolation)
-    key = f"{mode}-{landlock}"
-    with _probe_lock:
-        if key in _protections_seen:
-            return _protections_seen[key]
-    worker = Worker(SandboxConfig(student_files=[], isolation=mode, landlock=landlock), mode)
-    try:
-        found = worker.protections
-    finally:
-        worker.close()
-    with _probe_lock:
-        _protections_seen[key] = found
-    return found
+    return answers_hidden(mode, landlock_abi() if landlock else 0), mode
 
 
 def _life_cpu_seconds(limits: Limits) -> int:
