@@ -203,7 +203,10 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
             landlock=options.landlock,
             uid=uid,
         )
-        run = grade(questions, config, jobs=options.jobs)
+        try:
+            run = grade(questions, config, jobs=options.jobs)
+        except Exception as error:  # the grader's trouble must not stop a batch
+            return _zero_record(task, questions, f"could not be graded: {error}")
     return {
         "submission": task.name,
         "error": run.load_error,
