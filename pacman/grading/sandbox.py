@@ -724,10 +724,11 @@ class Worker:
         request = {"op": op, "id": self._next_id, **fields}
         cpu_limit = max(0.0, cpu_limit)
         started = time.monotonic()
-        wall_limit = backstop(cpu_limit)
-        deadline = started + wall_limit
         # The worker is idle between requests: where the last one ended, this one starts.
         cpu_start = self._cpu_mark if self._cpu_mark is not None else self.cpu_seconds()
+        # Where /proc cannot tell the CPU time (not Linux), the limit is wall-clock time.
+        wall_limit = backstop(cpu_limit) if cpu_start is not None else cpu_limit
+        deadline = started + wall_limit
         quota = self.config.limits.disk_mb * 1024 * 1024
         last_disk_look = [started]
 
