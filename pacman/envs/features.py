@@ -98,19 +98,21 @@ class FeatureEncoder:
         has_food = state.has_food
         for action, cell in self._moves[state.get_pacman_position()].items():
             row = block[ACTION_ORDER.index(action)]
+            # One breadth-first search per cell, kept by MazeDistances; a lookup per target.
+            steps_from = distances.from_cell(cell)
             row[LEGAL] = 1.0
             row[EATS_FOOD] = has_food(*cell)
             row[FOOD_DISTANCE] = self._nearest_food(cell, has_food, food_left) / scale
             row[EATS_CAPSULE] = cell in capsules
-            row[CAPSULE_DISTANCE] = min(
-                1.0, min((distances.distance(cell, c) for c in capsules), default=scale) / scale
-            )
+            nearest_capsule = min((steps_from.get(c, scale) for c in capsules), default=scale)
+            row[CAPSULE_DISTANCE] = min(1.0, nearest_capsule / scale)
             nearest_ghost = nearest_scared = scale
             scared_time = 0
             for position, timer in ghosts:
-                steps = distances.distance(cell, position)
+                steps = steps_from.get(position)
+                if steps is None:  # half-way between cells (scared), or walled off
+                    steps = distances.distance(cell, position)
                 if timer:
-                    # Catchable only while it stays scared: it moves at half speed.
                     if steps <= 1:
                         row[SCARED_GHOST_NEAR] += 1.0
                     if steps < nearest_scared:

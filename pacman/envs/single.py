@@ -96,6 +96,7 @@ class PacmanEnv(gym.Env):
     RL code and Gymnasium's checker sample the whole space; ``info["illegal"]``
     then says so. With ``illegal_action="error"`` it raises
     ``pacman.errors.IllegalActionError`` naming the action and the legal ones.
+    ``action_masks()`` gives the mask as booleans (sb3-contrib's convention).
 
     ## Observation Space
 
@@ -115,11 +116,20 @@ class PacmanEnv(gym.Env):
     (``float32 (G, 2)``, positions; halves when scared) and ``scared_timers``
     (``int64 (G,)``, 0 to 40).
 
+    With ``observation="features"``, a ``float32`` vector of 5 blocks of
+    ``len(FEATURE_NAMES)``, one per action: what Pac-Man finds on the cell the
+    action leads to (see ``pacman.envs.features``). With
+    ``observation="window"``, the grid channels but ``pacman`` in a square of
+    side ``2 * window_radius + 1`` centred on Pac-Man. None of these is an
+    image (values 0 to 1, ``float32``).
+
     ## Rewards
 
     The change of the game score over the step: Pac-Man's move and the ghosts'
     replies (so -1 a move, +10 a food, +200 a scared ghost, +500 a win, -500 a
-    loss). The sum of an episode's rewards is the final score.
+    loss). The sum of an episode's rewards is the final score. ``reward_fn``
+    ``(state_before, state_after) -> float`` replaces the score change, and
+    ``reward_scale`` multiplies the reward; ``info["score"]`` stays the score.
 
     ## Starting State
 
@@ -146,7 +156,9 @@ class PacmanEnv(gym.Env):
       or ghost class, or a callable ``(index, rng) -> agent`` with
       ``get_action(state)``.
     - ``illegal_action``: ``"stop"`` (default) or ``"error"``.
-    - ``observation``: ``"grid"`` (default) or ``"dict"``.
+    - ``observation``: ``"grid"`` (default), ``"features"``, ``"window"`` or
+      ``"dict"``; ``window_radius`` (default 4) for the window.
+    - ``reward_scale`` (default 1) and ``reward_fn`` (default: the score change).
     - ``per_ghost_channels``: one channel per ghost (default ``False``).
     - ``render_mode``: ``None``, ``"human"`` (the game window, each step's
       moves animated over ``1 / render_fps`` s), ``"rgb_array"`` (an
