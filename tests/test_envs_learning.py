@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+
 import pytest
 
 gym = pytest.importorskip("gymnasium")
@@ -15,7 +19,7 @@ from pacman.envs.vector import PacmanVectorEnv  # noqa: E402
 from pacman.errors import PacmanError  # noqa: E402
 from pacman.layout import load_layout  # noqa: E402
 from pacman.state import GameState  # noqa: E402
-from tests.test_envs import _same  # noqa: E402
+from tests.test_envs import ROOT, _python, _same  # noqa: E402
 
 
 def _column(name: str) -> int:
@@ -201,3 +205,40 @@ def test_same_step_autoreset_matches_sync():
     assert ended >= 10  # losses and 40-step time limits both happened
     with pytest.raises(PacmanError, match="autoreset_mode"):
         PacmanVectorEnv(1, autoreset_mode="disabled")
+
+
+def test_the_q_learning_example_learns_to_beat_random_play():
+    """A short run of examples/approximate_q.py: fixed seeds, so its figures are exact."""
+    script = ROOT / "examples" / "approximate_q.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--train-games", "40", "--eval-games", "10"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("trained on 40 smallClassic games in ")
+    learned = re.fullmatch(
+        r"approximate Q: win rate (\d+)%, mean score (\S+) over 10 games", lines[2]
+    )
+    random = re.fullmatch(r"random legal play: win rate 0%, mean score (\S+)", lines[3])
+    assert learned and random, lines
+    assert float(learned[2]) > float(random[1]) + 500
+
+
+def test_missing_stable_baselines3_gives_an_install_hint():
+    result = _python(
+        "import sys\n"
+        "sys.modules['stable_baselines3'] = None  # as if it were not installed\n"
+        "from pacman.errors import PacmanError\n"
+        "try:\n"
+        "    import pacman.envs.sb3\n"
+        "except PacmanError as error:\n"
+        "    print(error)\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "stable_baselines3 is not installed; install it with: pip install 'pacman-multiagent[learn]'\n"
+    )
