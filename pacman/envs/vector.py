@@ -4,9 +4,9 @@
 ``vectorization_mode``) builds this; ``"sync"`` and ``"async"`` build
 Gymnasium's own wrappers around ``PacmanEnv`` instead. Given the same seeds and
 actions it returns exactly what ``SyncVectorEnv`` returns (next-step autoreset,
-the time limit of the registration, the same ``info`` keys), but writes each
-game's channels straight into the batch instead of copying observations and
-merging info dicts one game at a time.
+or same-step on request; the time limit of the registration; the same ``info``
+keys), but writes each game's observation straight into the batch instead of
+copying observations and merging info dicts one game at a time.
 """
 
 from __future__ import annotations
@@ -161,14 +161,14 @@ class PacmanVectorEnv(VectorEnv):
         """Same-step autoreset: restart the ``finished`` games, their last step kept in ``info``."""
         if not finished:
             return self._info()
+        ended = np.zeros(self.num_envs, dtype=bool)
+        ended[finished] = True
+        final_info = self._info(ended)
         final_obs = np.full(self.num_envs, None, dtype=object)
-        final_info = self._info(np.isin(np.arange(self.num_envs), finished))
         for index in finished:
             final_obs[index] = self._observations[index].copy()
             self._start(index, keep_step=True)
         info = self._info()
-        ended = np.zeros(self.num_envs, dtype=bool)
-        ended[finished] = True
         info.update(
             final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy()
         )
