@@ -12,7 +12,6 @@ and actions it returns what ``DummyVecEnv`` over ``gymnasium.make`` returns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -61,19 +60,25 @@ class PacmanSB3VecEnv(VecEnv):
         self._actions = actions
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        observations, rewards, terminations, truncations, info = self.vector.step(self._actions)
-        dones = terminations | truncations
-        infos = _split(info, self.num_envs)
-        if dones.any():
-            finals = _split(info["final_info"], self.num_envs)
-            for index in np.flatnonzero(dones):
-                # As DummyVecEnv: the restart's info goes to reset_infos, the last step's to infos.
-                self.reset_infos[index] = infos[index]
-                infos[index] = finals[index]
-                infos[index]["terminal_observation"] = info["final_obs"][index]
-        for index, entry in enumerate(infos):
-            entry["TimeLimit.truncated"] = bool(truncations[index] and not terminations[index])
-        return observations, rewards.astype(np.float32), dones, infos
+        vector = self.vector
+        finished = vector._play(self._actions)
+        # Each game's info as PacmanEnv.step gives it (what DummyVecEnv passes on).
+        infos = [
+            env._info(env.state, bool(illegal))
+            for env, illegal in zip(self.envs, vector._illegal, strict=True)
+        ]
+        terminations, truncations = vector._terminations, vector._truncations
+        for index in finished:
+            infos[index]["terminal_observation"] = vector._observations[index].copy()
+            self.reset_infos[index] = vector._start(index, keep_step=True)
+        for index, info in enumerate(infos):
+            info["TimeLimit.truncated"] = bool(truncations[index] and not terminations[index])
+        return (
+            vector._observations.copy(),
+            vector._rewards.astype(np.float32),
+            terminations | truncations,
+            infos,
+        )
 
     def close(self) -> None:
         self.vector.close()
@@ -102,17 +107,3 @@ class PacmanSB3VecEnv(VecEnv):
 
     def _targets(self, indices: Any) -> list[Any]:
         return [self.envs[i] for i in self._get_indices(indices)]
-
-
-def _split(batched: dict[str, Any], count: int) -> list[dict[str, Any]]:
-    """Gymnasium's batched info (``key`` and ``_key`` arrays) as one dict per game."""
-    games: list[dict[str, Any]] = [{} for _ in range(count)]
-    for key, values in batched.items():
-        if key.startswith("_") or key in ("final_obs", "final_info"):
-            continue
-        present: Sequence[bool] = batched.get(f"_{key}", np.ones(count, dtype=bool))
-        for index in range(count):
-            if present[index]:
-                value = values[index]
-                games[index][key] = value.copy() if isinstance(value, np.ndarray) else value.item()
-    return games

@@ -126,6 +126,25 @@ class PacmanVectorEnv(VectorEnv):
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        finished = self._play(actions)
+        if self.same_step:
+            info = self._restart(finished)
+        else:
+            np.logical_or(self._terminations, self._truncations, out=self._autoreset)
+            info = self._info()
+        return (
+            self._observations.copy(),
+            self._rewards.copy(),
+            self._terminations.copy(),
+            self._truncations.copy(),
+            info,
+        )
+
+    def _play(self, actions: Any) -> list[int]:
+        """Step every game into the batch (next-step mode: restart the ones that ended last time).
+
+        Returns the games this step ended, which same-step mode restarts.
+        """
         actions = np.asarray(actions).tolist()
         if len(actions) != self.num_envs:
             raise PacmanError(f"step got {len(actions)} actions for {self.num_envs} environments")
@@ -142,20 +161,9 @@ class PacmanVectorEnv(VectorEnv):
             rewards[index] = reward
             terminations[index] = env.state.is_terminal()
             truncations[index] = limit is not None and self._elapsed[index] >= limit
-            if self.same_step and (terminations[index] or truncations[index]):
+            if terminations[index] or truncations[index]:
                 finished.append(index)
-        if not self.same_step:
-            np.logical_or(terminations, truncations, out=self._autoreset)
-            info = self._info()
-        else:
-            info = self._restart(finished)
-        return (
-            self._observations.copy(),
-            rewards.copy(),
-            terminations.copy(),
-            truncations.copy(),
-            info,
-        )
+        return finished
 
     def _restart(self, finished: list[int]) -> dict[str, Any]:
         """Same-step autoreset: restart the ``finished`` games, their last step kept in ``info``."""
