@@ -5,10 +5,12 @@
 Actions are drawn up front (uniform over Discrete(5); with the default
 ``illegal_action="stop"`` a move into a wall is played as Stop), so the
 figures measure the environment, not the sampler. Episodes are reset when they
-end. Prints one line per configuration: the best of ``--repeat`` runs (other
-processes only ever slow a run down), the rate per CPU second of this process
-(what an idle machine would show; not for async, whose work is in other
-processes), then every run.
+end. Beside the grid figures: the feature observation, SB3's ``DummyVecEnv``
+against ``PacmanSB3VecEnv`` (when stable-baselines3 is installed) and the
+PettingZoo parallel game (a step is a move by every agent). Prints one line per
+configuration: the best of ``--repeat`` runs (other processes only ever slow a
+run down), the rate per CPU second of this process (what an idle machine would
+show; not for async, whose work is in other processes), then every run.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import gymnasium as gym
 
-from pacman.envs import aec_env
+from pacman.envs import aec_env, parallel_env
 from pacman.envs.single import PacmanEnv
 
 
@@ -68,10 +70,18 @@ def masked(env, steps: int, seed: int) -> tuple[float, float]:
 
 
 def vector(
-    env_id: str, layout: str, num_envs: int, mode: str | None, steps: int, seed: int
+    env_id: str,
+    layout: str,
+    num_envs: int,
+    mode: str | None,
+    steps: int,
+    seed: int,
+    observation: str = "grid",
 ) -> tuple[float, float]:
     """Sub-environment steps per second of make_vec (autoreset inside)."""
-    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode, layout=layout)
+    envs = gym.make_vec(
+        env_id, num_envs=num_envs, vectorization_mode=mode, layout=layout, observation=observation
+    )
     try:
         rounds = max(1, steps // num_envs)
         actions = np.random.default_rng(seed).integers(0, 5, size=(rounds, num_envs))
@@ -83,6 +93,70 @@ def vector(
         return clock.rates(rounds * num_envs)
     finally:
         envs.close()
+
+
+def sb3_vector(make_envs, num_envs: int, steps: int, seed: int) -> tuple[float, float]:
+    """Sub-environment steps per second of an SB3 VecEnv (it restarts finished games itself)."""
+    envs = make_envs()
+    try:
+        rounds = max(1, steps // num_envs)
+        actions = np.random.default_rng(seed).integers(0, 5, size=(rounds, num_envs))
+        envs.seed(seed)
+        envs.reset()
+        clock = Clock()
+        clock.start()
+        for row in actions:
+            envs.step(row)
+        return clock.rates(rounds * num_envs)
+    finally:
+        envs.close()
+
+
+def sb3_configurations(env_id: str, layout: str, n: int, steps: int, seed: int) -> list:
+    """SB3's DummyVecEnv over gymnasium.make beside the batched adapter, when SB3 is installed."""
+    try:
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        from pacman.envs.sb3 import PacmanSB3VecEnv
+    except Exception as error:
+        print(f"(SB3 figures skipped: {error})")
+        return []
+    configurations = []
+    for observation in ("grid", "features"):
+        kwargs = {"layout": layout, "observation": observation}
+        configurations += [
+            (
+                f"SB3 PacmanSB3VecEnv, {observation}, num_envs={n}",
+                lambda kwargs=kwargs: sb3_vector(
+                    lambda: PacmanSB3VecEnv(n, **kwargs), n, steps, seed
+                ),
+            ),
+            (
+                f"SB3 DummyVecEnv(gymnasium.make), {observation}, num_envs={n}",
+                lambda kwargs=kwargs: sb3_vector(
+                    lambda: DummyVecEnv([lambda: gym.make(env_id, **kwargs)] * n), n, steps, seed
+                ),
+            ),
+        ]
+    return configurations
+
+
+def parallel(layout: str, steps: int, seed: int) -> tuple[float, float]:
+    """Parallel-API steps (one move by every agent each) per second, masked random moves."""
+    env = parallel_env(layout=layout)
+    rng = np.random.default_rng(seed)
+    observations, _ = env.reset(seed=seed)
+    clock = Clock()
+    clock.start()
+    for _ in range(steps):
+        if not env.agents:
+            observations, _ = env.reset()
+        actions = {}
+        for agent, observation in observations.items():
+            legal = np.flatnonzero(observation["action_mask"])
+            actions[agent] = int(legal[int(rng.random() * len(legal))])
+        observations, *_ = env.step(actions)
+    return clock.rates(steps)
 
 
 def aec(layout: str, steps: int, seed: int) -> tuple[float, float]:
@@ -129,20 +203,34 @@ def main() -> None:
         ),
         (f"make_vec sync, num_envs={n}", lambda: vector(env_id, layout, n, "sync", steps, seed)),
         (f"make_vec async, num_envs={n}", lambda: vector(env_id, layout, n, "async", steps, seed)),
+        (
+            "PacmanEnv, features observation",
+            lambda: single(PacmanEnv(layout, observation="features"), steps, seed),
+        ),
+        (
+            f"make_vec default, features, num_envs={n}",
+            lambda: vector(env_id, layout, n, None, steps, seed, "features"),
+        ),
+        (
+            f"make_vec sync, features, num_envs={n}",
+            lambda: vector(env_id, layout, n, "sync", steps, seed, "features"),
+        ),
+        *sb3_configurations(env_id, layout, n, steps, seed),
         ("PettingZoo AEC, masked random moves", lambda: aec(layout, steps, seed)),
+        ("PettingZoo parallel, masked random cycles", lambda: parallel(layout, steps, seed)),
     ]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"layout {layout}, {steps} steps a run, best of {args.repeat}, "
         f"{os.cpu_count()} CPUs, load average {load:.1f}"
     )
-    print(f"{'':48s} {'steps/s':>10s} {'per CPU s':>10s}  runs (steps/s)")
+    print(f"{'':58s} {'steps/s':>10s} {'per CPU s':>10s}  runs (steps/s)")
     for name, run in configurations:
         rates = [run() for _ in range(args.repeat)]
         best = max(wall for wall, _ in rates)
         cpu = "-" if "async" in name else f"{max(c for _, c in rates):,.0f}"
         runs = ", ".join(f"{wall:,.0f}" for wall, _ in rates)
-        print(f"{name:48s} {best:>10,.0f} {cpu:>10s}  {runs}")
+        print(f"{name:58s} {best:>10,.0f} {cpu:>10s}  {runs}", flush=True)
 
 
 if __name__ == "__main__":

@@ -139,6 +139,8 @@ def test_missing_dependency_gives_an_install_hint():
         ("Pacman-originalClassic-v0", {}),
         ("Pacman-minimaxClassic-v0", {"ghost": "directional"}),
         ("Pacman-trickyClassic-v0", {"observation": "dict", "per_ghost_channels": True}),
+        ("Pacman-smallClassic-v0", {"observation": "features"}),
+        ("Pacman-mediumClassic-v0", {"observation": "window", "window_radius": 2}),
     ],
 )
 def test_check_env_passes_without_warnings(monkeypatch, env_id, kwargs):

@@ -8,8 +8,11 @@ never imports gymnasium):
 
 ``gymnasium.make("pacman.envs:Pacman-v0")`` imports this package itself, so it
 works with no prior import; ``layout=`` and the other ``PacmanEnv`` arguments
-are accepted by ``gymnasium.make``. The multi-agent (PettingZoo AEC) game is
-``aec_env(layout=...)``. See docs/envs.md.
+are accepted by ``gymnasium.make``. The multi-agent game is
+``aec_env(layout=...)`` (PettingZoo AEC, agents move in turn) or
+``parallel_env(layout=...)`` (PettingZoo parallel, agents choose at once).
+``pacman.envs.sb3.PacmanSB3VecEnv`` drives the batched games for
+Stable-Baselines3. See docs/envs.md.
 """
 
 from __future__ import annotations
@@ -24,18 +27,23 @@ require("gymnasium")
 
 if TYPE_CHECKING:
     from pacman.envs.aec import PacmanAECEnv
+    from pacman.envs.features import FEATURE_NAMES
+    from pacman.envs.parallel import PacmanParallelEnv
     from pacman.envs.single import ACTIONS, PacmanEnv
     from pacman.envs.vector import PacmanVectorEnv
 
 __all__ = [
     "ACTIONS",
     "DEFAULT_ID",
+    "FEATURE_NAMES",
     "MAX_EPISODE_STEPS",
     "PacmanAECEnv",
     "PacmanEnv",
+    "PacmanParallelEnv",
     "PacmanVectorEnv",
     "aec_env",
     "env_ids",
+    "parallel_env",
 ]
 
 #: The id of the default environment (mediumClassic).
@@ -77,11 +85,21 @@ def aec_env(layout: Any = "mediumClassic", **kwargs: Any) -> PacmanAECEnv:
     return PacmanAECEnv(layout=layout, **kwargs)
 
 
+def parallel_env(layout: Any = "mediumClassic", **kwargs: Any) -> PacmanParallelEnv:
+    """The PettingZoo parallel game on ``layout``: every agent names its move at once."""
+    require("pettingzoo")
+    from pacman.envs.parallel import PacmanParallelEnv
+
+    return PacmanParallelEnv(layout=layout, **kwargs)
+
+
 _LAZY = {
     "ACTIONS": "pacman.envs.single",
+    "FEATURE_NAMES": "pacman.envs.features",
     "PacmanEnv": "pacman.envs.single",
     "PacmanVectorEnv": "pacman.envs.vector",
     "PacmanAECEnv": "pacman.envs.aec",
+    "PacmanParallelEnv": "pacman.envs.parallel",
 }
 
 
@@ -89,7 +107,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'pacman.envs' has no attribute {name!r}")
-    if module == "pacman.envs.aec":
+    if module in ("pacman.envs.aec", "pacman.envs.parallel"):
         require("pettingzoo")
     return getattr(importlib.import_module(module), name)
 

@@ -12,6 +12,8 @@ _EXTRA = {
     "numpy": "gym",
     "pettingzoo": "pettingzoo",
     "pygame": "pygame",
+    "stable_baselines3": "learn",
+    "sb3_contrib": "learn",
 }
 
 

@@ -9,7 +9,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from pacman.envs import render as rendering
-from pacman.envs.observation import GridEncoder, action_mask
+from pacman.envs.observation import GridEncoder, agent_observation
 from pacman.envs.single import ACTIONS, as_layout, starting_state
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.layout import Layout
@@ -120,20 +120,7 @@ class PacmanAECEnv(AECEnv):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        state = self._require_game()
-        index = self.agent_index[agent]
-        encoder = self._encoder
-        channels = encoder.shape[0]
-        grid = np.empty((channels + 1, encoder.height, encoder.width), dtype=np.float32)
-        grid[:channels] = encoder.array
-        grid[channels] = 0.0
-        position = state.get_pacman_position() if index == 0 else state.get_ghost_position(index)
-        row, col = encoder.cell(position)
-        grid[channels, row, col] = 1.0
-        return {
-            "observation": grid,
-            "action_mask": action_mask(state.get_legal_actions(index), ACTIONS),
-        }
+        return agent_observation(self._encoder, self._require_game(), self.agent_index[agent])
 
     def state(self) -> np.ndarray:
         self._require_game()

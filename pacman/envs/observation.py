@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pacman.directions import ACTION_ORDER
 from pacman.state import SCARED_TIME
 
 if TYPE_CHECKING:
@@ -175,3 +176,20 @@ def action_mask(legal: list[str], order: tuple[str, ...]) -> np.ndarray:
     for action in legal:
         mask[order.index(action)] = 1
     return mask
+
+
+def agent_observation(encoder: GridEncoder, state: GameState, index: int) -> dict[str, np.ndarray]:
+    """The multi-agent games' observation of game agent ``index``.
+
+    ``observation`` is the encoder's channels plus a last one marking the
+    agent's own cell; ``action_mask`` its legal actions now (zeros once the
+    game is over).
+    """
+    channels = encoder.shape[0]
+    grid = np.zeros((channels + 1, encoder.height, encoder.width), dtype=np.float32)
+    grid[:channels] = encoder.array
+    position = state.get_pacman_position() if index == 0 else state.get_ghost_position(index)
+    row, col = encoder.cell(position)
+    grid[channels, row, col] = 1.0
+    legal = [] if state.is_terminal() else state.get_legal_actions(index)
+    return {"observation": grid, "action_mask": action_mask(legal, ACTION_ORDER)}

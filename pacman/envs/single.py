@@ -12,6 +12,7 @@ from gymnasium import spaces
 
 from pacman.directions import ACTION_ORDER, STOP
 from pacman.envs import render as rendering
+from pacman.envs.features import FEATURE_NAMES, FeatureEncoder, WindowEncoder
 from pacman.envs.observation import GridEncoder, action_mask
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.ghosts import GHOST_TYPES, GhostAgent
@@ -23,6 +24,10 @@ ACTIONS: tuple[str, ...] = ACTION_ORDER
 
 _GHOST_ALIASES = {"random": "RandomGhost", "directional": "DirectionalGhost"}
 GhostFactory = Callable[[int, random.Random], Any]
+#: ``(state before the step, state after it) -> reward``, replacing the score change.
+RewardFunction = Callable[[GameState, GameState], float]
+#: The ``observation`` kinds of ``PacmanEnv``; the vector environments take all but ``"dict"``.
+OBSERVATIONS = ("grid", "dict", "features", "window")
 
 
 def ghost_factory(ghost: str | GhostFactory) -> GhostFactory:
@@ -91,6 +96,7 @@ class PacmanEnv(gym.Env):
     RL code and Gymnasium's checker sample the whole space; ``info["illegal"]``
     then says so. With ``illegal_action="error"`` it raises
     ``pacman.errors.IllegalActionError`` naming the action and the legal ones.
+    ``action_masks()`` gives the mask as booleans (sb3-contrib's convention).
 
     ## Observation Space
 
@@ -110,11 +116,20 @@ class PacmanEnv(gym.Env):
     (``float32 (G, 2)``, positions; halves when scared) and ``scared_timers``
     (``int64 (G,)``, 0 to 40).
 
+    With ``observation="features"``, a ``float32`` vector of 5 blocks of
+    ``len(FEATURE_NAMES)``, one per action: what Pac-Man finds on the cell the
+    action leads to (see ``pacman.envs.features``). With
+    ``observation="window"``, the grid channels but ``pacman`` in a square of
+    side ``2 * window_radius + 1`` centred on Pac-Man. None of these is an
+    image (values 0 to 1, ``float32``).
+
     ## Rewards
 
     The change of the game score over the step: Pac-Man's move and the ghosts'
     replies (so -1 a move, +10 a food, +200 a scared ghost, +500 a win, -500 a
-    loss). The sum of an episode's rewards is the final score.
+    loss). The sum of an episode's rewards is the final score. ``reward_fn``
+    ``(state_before, state_after) -> float`` replaces the score change, and
+    ``reward_scale`` multiplies the reward; ``info["score"]`` stays the score.
 
     ## Starting State
 
@@ -141,7 +156,9 @@ class PacmanEnv(gym.Env):
       or ghost class, or a callable ``(index, rng) -> agent`` with
       ``get_action(state)``.
     - ``illegal_action``: ``"stop"`` (default) or ``"error"``.
-    - ``observation``: ``"grid"`` (default) or ``"dict"``.
+    - ``observation``: ``"grid"`` (default), ``"features"``, ``"window"`` or
+      ``"dict"``; ``window_radius`` (default 4) for the window.
+    - ``reward_scale`` (default 1) and ``reward_fn`` (default: the score change).
     - ``per_ghost_channels``: one channel per ghost (default ``False``).
     - ``render_mode``: ``None``, ``"human"`` (the game window, each step's
       moves animated over ``1 / render_fps`` s), ``"rgb_array"`` (an
@@ -168,11 +185,19 @@ class PacmanEnv(gym.Env):
         observation: str = "grid",
         per_ghost_channels: bool = False,
         render_mode: str | None = None,
+        window_radius: int = 4,
+        reward_scale: float = 1.0,
+        reward_fn: RewardFunction | None = None,
     ) -> None:
         if illegal_action not in ("stop", "error"):
             raise PacmanError(f"illegal_action must be 'stop' or 'error', not {illegal_action!r}")
-        if observation not in ("grid", "dict"):
-            raise PacmanError(f"observation must be 'grid' or 'dict', not {observation!r}")
+        if observation not in OBSERVATIONS:
+            known = ", ".join(repr(kind) for kind in OBSERVATIONS)
+            raise PacmanError(f"observation must be one of {known}, not {observation!r}")
+        if int(window_radius) != window_radius or window_radius < 1:
+            raise PacmanError(
+                f"window_radius must be a whole number of cells >= 1, not {window_radius!r}"
+            )
         rendering.check_render_mode(render_mode, self.metadata["render_modes"])
         self.layout = as_layout(layout)
         self._initial = GameState.initial(self.layout, num_ghosts)
@@ -180,6 +205,8 @@ class PacmanEnv(gym.Env):
         self.illegal_action = illegal_action
         self.observation_kind = observation
         self.render_mode = render_mode
+        self.reward_scale = float(reward_scale)
+        self.reward_fn = reward_fn
         self._ghost_rng = random.Random()
         make_ghost = ghost_factory(ghost)
         self._ghosts = [make_ghost(i, self._ghost_rng) for i in range(1, self.num_ghosts + 1)]
@@ -188,8 +215,22 @@ class PacmanEnv(gym.Env):
 
         grid = spaces.Box(0.0, 1.0, self._encoder.shape, np.float32)
         self.action_space = spaces.Discrete(len(ACTIONS))
+        self._features: FeatureEncoder | None = None
+        self._window_encoder: WindowEncoder | None = None
         if observation == "grid":
             self.observation_space = grid
+        elif observation == "features":
+            self._features = FeatureEncoder(self.layout, self.num_ghosts)
+            self.feature_names = FEATURE_NAMES
+            self.observation_space = spaces.Box(
+                np.zeros_like(self._features.high), self._features.high, dtype=np.float32
+            )
+        elif observation == "window":
+            self._window_encoder = WindowEncoder(
+                self._encoder.names, self._encoder.shape, int(window_radius)
+            )
+            self.channel_names = self._window_encoder.names
+            self.observation_space = spaces.Box(0.0, 1.0, self._window_encoder.shape, np.float32)
         else:
             high = np.array([self.layout.width - 1, self.layout.height - 1], dtype=np.float32)
             n = self.num_ghosts
@@ -275,7 +316,11 @@ class PacmanEnv(gym.Env):
                 moves.append((ghost.index, ghost_action, successor))
         self._encoder.update(state, successor)
         self.state = successor
-        return successor.get_score() - state.get_score(), illegal
+        if self.reward_fn is None:
+            reward = successor.get_score() - state.get_score()
+        else:
+            reward = float(self.reward_fn(state, successor))
+        return reward * self.reward_scale, illegal
 
     def render(self) -> np.ndarray | str | None:
         if self.state is None:
@@ -305,6 +350,10 @@ class PacmanEnv(gym.Env):
             raise PacmanError("call reset() before action_mask()")
         return self._legal(self.state)[1].copy()
 
+    def action_masks(self) -> np.ndarray:
+        """The legal actions as booleans: the method sb3-contrib's ``MaskablePPO`` calls."""
+        return self.action_mask().astype(bool)
+
     def _legal(self, state: GameState) -> tuple[frozenset[str], np.ndarray]:
         if state.is_terminal():
             return frozenset(), self._no_actions
@@ -322,14 +371,22 @@ class PacmanEnv(gym.Env):
             "illegal": illegal,
         }
 
+    def _raw_observation(self) -> np.ndarray:
+        """The array observation of the current state, owned by an encoder: copy to keep it."""
+        state = self.state
+        if self._features is not None:
+            return self._features.encode(state)
+        if self._window_encoder is not None:
+            return self._window_encoder.encode(self._encoder.array, state.get_pacman_position())
+        return self._encoder.array
+
     def _observation(self) -> Any:
-        grid = self._encoder.array.copy()
-        if self.observation_kind == "grid":
-            return grid
+        if self.observation_kind != "dict":
+            return self._raw_observation().copy()
         state = self.state
         assert state is not None
         return {
-            "grid": grid,
+            "grid": self._encoder.array.copy(),
             "pacman": np.array(state.get_pacman_position(), dtype=np.float32),
             "ghosts": np.array(state.get_ghost_positions(), dtype=np.float32).reshape(-1, 2),
             "scared_timers": np.array(state.get_scared_timers(), dtype=np.int64),

@@ -4,9 +4,9 @@
 ``vectorization_mode``) builds this; ``"sync"`` and ``"async"`` build
 Gymnasium's own wrappers around ``PacmanEnv`` instead. Given the same seeds and
 actions it returns exactly what ``SyncVectorEnv`` returns (next-step autoreset,
-the time limit of the registration, the same ``info`` keys), but writes each
-game's channels straight into the batch instead of copying observations and
-merging info dicts one game at a time.
+or same-step on request; the time limit of the registration; the same ``info``
+keys), but writes each game's observation straight into the batch instead of
+copying observations and merging info dicts one game at a time.
 """
 
 from __future__ import annotations
@@ -23,24 +23,29 @@ from pacman.errors import PacmanError
 try:
     from gymnasium.vector import AutoresetMode
 
-    _AUTORESET: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+    _AUTORESET_MODES: dict[str, Any] = {
+        "next_step": AutoresetMode.NEXT_STEP,
+        "same_step": AutoresetMode.SAME_STEP,
+    }
 except ImportError:  # gymnasium 1.0 has next-step autoreset only, and no name for it
-    _AUTORESET = {}
+    _AUTORESET_MODES = {"next_step": None}
 
 
 class PacmanVectorEnv(VectorEnv):
-    """``num_envs`` Pac-Man games with grid observations, batched; next-step autoreset.
+    """``num_envs`` Pac-Man games with array observations, batched in one process.
 
     Arguments: ``num_envs``, ``max_episode_steps`` (``None``: no time limit;
     the registered ids pass 1000), ``render_mode`` (``None``, ``"rgb_array"``
-    or ``"ansi"``: ``render()`` returns one frame per game) and every
-    ``PacmanEnv`` argument except ``observation`` (always the grid).
+    or ``"ansi"``: ``render()`` returns one frame per game), ``autoreset_mode``
+    (``"next_step"``, Gymnasium's default, or ``"same_step"``: a finished game
+    restarts within the step that ended it, its last observation and info in
+    ``info["final_obs"]`` and ``info["final_info"]``) and every ``PacmanEnv``
+    argument (``observation`` ``"grid"``, ``"features"`` or ``"window"``).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["rgb_array", "ansi"],
         "render_fps": 10,
-        **_AUTORESET,
     }
 
     def __init__(
@@ -48,10 +53,18 @@ class PacmanVectorEnv(VectorEnv):
         num_envs: int = 1,
         max_episode_steps: int | None = None,
         render_mode: str | None = None,
+        autoreset_mode: Any = "next_step",
         **env_kwargs: Any,
     ) -> None:
-        if env_kwargs.get("observation", "grid") != "grid":
-            raise PacmanError("the vector environment has grid observations only")
+        if env_kwargs.get("observation", "grid") == "dict":
+            raise PacmanError("the vector environment takes array observations, not 'dict'")
+        mode = getattr(autoreset_mode, "value", autoreset_mode)  # an AutoresetMode or its value
+        if mode not in _AUTORESET_MODES:
+            known = ", ".join(repr(name) for name in _AUTORESET_MODES)
+            raise PacmanError(f"autoreset_mode must be one of {known}, not {autoreset_mode!r}")
+        self.same_step = mode == "same_step"
+        if _AUTORESET_MODES[mode] is not None:
+            self.metadata = {**self.metadata, "autoreset_mode": _AUTORESET_MODES[mode]}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             modes = ", ".join(self.metadata["render_modes"])
             raise PacmanError(
@@ -69,6 +82,7 @@ class PacmanVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.channel_names = first.channel_names
+        self.feature_names = getattr(first, "feature_names", None)
 
         self._observations = np.zeros(self.observation_space.shape, dtype=np.float32)
         self._masks = np.zeros((num_envs, first.action_space.n), dtype=np.int8)
@@ -104,32 +118,42 @@ class PacmanVectorEnv(VectorEnv):
                 raise PacmanError(
                     f"options['reset_mask'] must be {self.num_envs} booleans, at least one True"
                 )
-        for index, (env, game_seed) in enumerate(zip(self.envs, seeds, strict=True)):
-            if not chosen[index]:
-                continue
-            env.reset(seed=game_seed, options=options)
-            self._record(index, env, False)
-            self._elapsed[index] = 0
-            self._rewards[index] = 0.0
-            self._terminations[index] = self._truncations[index] = False
-            self._autoreset[index] = False
+        for index, game_seed in enumerate(seeds):
+            if chosen[index]:
+                self._start(index, game_seed, options)
         return self._observations.copy(), self._info(chosen)
 
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        finished = self._play(actions)
+        if self.same_step:
+            info = self._restart(finished)
+        else:
+            np.logical_or(self._terminations, self._truncations, out=self._autoreset)
+            info = self._info()
+        return (
+            self._observations.copy(),
+            self._rewards.copy(),
+            self._terminations.copy(),
+            self._truncations.copy(),
+            info,
+        )
+
+    def _play(self, actions: Any) -> list[int]:
+        """Step every game into the batch (next-step mode: restart the ones that ended last time).
+
+        Returns the games this step ended, which same-step mode restarts.
+        """
         actions = np.asarray(actions).tolist()
         if len(actions) != self.num_envs:
             raise PacmanError(f"step got {len(actions)} actions for {self.num_envs} environments")
         limit = self.max_episode_steps
         rewards, terminations, truncations = self._rewards, self._terminations, self._truncations
+        finished: list[int] = []
         for index, env in enumerate(self.envs):
             if self._autoreset[index]:
-                env.reset()
-                self._record(index, env, False)
-                self._elapsed[index] = 0
-                rewards[index] = 0.0
-                terminations[index] = truncations[index] = False
+                self._start(index)
                 continue
             reward, illegal = env._advance(actions[index])
             self._record(index, env, illegal)
@@ -137,14 +161,26 @@ class PacmanVectorEnv(VectorEnv):
             rewards[index] = reward
             terminations[index] = env.state.is_terminal()
             truncations[index] = limit is not None and self._elapsed[index] >= limit
-        np.logical_or(terminations, truncations, out=self._autoreset)
-        return (
-            self._observations.copy(),
-            rewards.copy(),
-            terminations.copy(),
-            truncations.copy(),
-            self._info(),
+            if terminations[index] or truncations[index]:
+                finished.append(index)
+        return finished
+
+    def _restart(self, finished: list[int]) -> dict[str, Any]:
+        """Same-step autoreset: restart the ``finished`` games, their last step kept in ``info``."""
+        if not finished:
+            return self._info()
+        ended = np.zeros(self.num_envs, dtype=bool)
+        ended[finished] = True
+        final_info = self._info(ended)
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for index in finished:
+            final_obs[index] = self._observations[index].copy()
+            self._start(index, keep_step=True)
+        info = self._info()
+        info.update(
+            final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy()
         )
+        return info
 
     def render(self) -> tuple[Any, ...] | None:
         if self.render_mode is None:
@@ -155,10 +191,32 @@ class PacmanVectorEnv(VectorEnv):
         for env in self.envs:
             env.close()
 
+    def _start(
+        self,
+        index: int,
+        seed: int | None = None,
+        options: dict[str, Any] | None = None,
+        keep_step: bool = False,
+    ) -> dict[str, Any]:
+        """Reset game ``index`` into the batch; returns its reset info.
+
+        ``keep_step`` keeps the reward and end flags of the step that just
+        ended the game (same-step autoreset reports them with the new start).
+        """
+        env = self.envs[index]
+        env.reset(seed=seed, options=options)
+        self._record(index, env, False)
+        self._elapsed[index] = 0
+        self._autoreset[index] = False
+        if not keep_step:
+            self._rewards[index] = 0.0
+            self._terminations[index] = self._truncations[index] = False
+        return env._info(env.state, False)
+
     def _record(self, index: int, env: PacmanEnv, illegal: bool) -> None:
         """Copy game ``index``'s channels, mask and score into the batch."""
         state = env.state
-        self._observations[index] = env._encoder.array
+        self._observations[index] = env._raw_observation()
         self._masks[index] = env._legal(state)[1]
         self._scores[index] = state.get_score()
         self._illegal[index] = illegal
