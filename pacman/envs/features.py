@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agents.features import maze_distances
 from pacman.directions import ACTION_ORDER
+from pacman.distances import maze_distances
 from pacman.state import SCARED_TIME, maze_of
 
 if TYPE_CHECKING:
