@@ -483,7 +483,8 @@ def _play(options: argparse.Namespace) -> int:
             code = stop.exit_code
         except AgentCrashed as crash:
             hint = "" if isinstance(crash, AgentExited) else " (use -c to record crashes and go on)"
-            kept = f"; {len(results)} finished games in {options.json}" if lines else ""
+            finished = f"{len(results)} finished game{'' if len(results) == 1 else 's'}"
+            kept = f"; {finished} kept in {options.json}" if lines else ""
             print(f"pacman: {crash}{hint}{kept}", file=sys.stderr)
             code = 1
         finally:

@@ -134,9 +134,16 @@ class _LocalPool:
                 process.kill()
 
     def close(self, kill: bool) -> None:
-        if kill:
-            self.kill()
-        self.pool.shutdown(wait=not kill, cancel_futures=True)
+        if not kill:
+            self.pool.shutdown(wait=True)
+            return
+        manager = getattr(self.pool, "_executor_manager_thread", None)
+        self.kill()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        if manager is not None:
+            # It ends as soon as it sees the dead workers. Left running, it can close its wake-up
+            # pipe while the interpreter's exit hook writes to it (a traceback, CPython < 3.12).
+            manager.join(timeout=1.0)
 
 
 class _DaskCluster:

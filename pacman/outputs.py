@@ -22,6 +22,9 @@ from pacman.errors import PacmanError, UsageError
 
 def _folder_ready(flag: str, path: str, folder: Path) -> None:
     """Create ``folder`` (and its parents) and prove a file can be made in it."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise UsageError(f"{flag} {path}: {existing} is a file, not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
