@@ -161,8 +161,13 @@ class _DaskCluster:
         self.cluster = None
         try:
             if address == "local":
+                # Everything on the loopback: a LocalCluster is for this machine only.
                 self.cluster = distributed.LocalCluster(
-                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address="127.0.0.1:0",
                 )
                 self.client = distributed.Client(self.cluster)
             else:
