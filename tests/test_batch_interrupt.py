@@ -55,6 +55,11 @@ def descendants(pid: int) -> dict[int, str]:
         parents = children
 
 
+def command(pid: int) -> str:
+    with open(f"/proc/{pid}/cmdline", "rb") as handle:
+        return handle.read().replace(b"\0", b" ").decode()
+
+
 def still_running(processes: dict[int, str]) -> list[int]:
     table = process_table()
     return [pid for pid, start in processes.items() if table.get(pid, (0, ""))[1] == start]
@@ -199,3 +204,17 @@ def test_an_interrupted_grading_batch_keeps_every_graded_submission(
             f"{len(students)} student processes outlived their killed grading process: the "
             "sandbox's parent-death signal (the grading sandbox's part) is not in yet"
         )
+
+
+def test_a_local_worker_lost_mid_run_costs_nothing(tmp_path):
+    out = tmp_path / "out.jsonl"
+    games = [*GAMES[: GAMES.index("-n") + 1], "12", *GAMES[GAMES.index("-n") + 2 :]]
+    process = start([sys.executable, "-m", "pacman", *games, "--json", str(out)], tmp_path)
+    wait_for_lines(out, 2, process)
+    workers = [pid for pid in descendants(process.pid) if "resource_tracker" not in command(pid)]
+    assert len(workers) == 2
+    os.kill(workers[0], signal.SIGKILL)  # in the middle of a game
+    _, err = process.communicate(timeout=120)
+    assert (process.returncode, err) == (0, "")
+    lines = out.read_text().splitlines()
+    assert [json.loads(line)["index"] for line in lines] == list(range(12))
