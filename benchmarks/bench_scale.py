@@ -1,6 +1,6 @@
 """Batch throughput on this machine: serial, a local process pool, a Dask LocalCluster.
 
-    python benchmarks/bench_scale.py [--games N] [--submissions N]
+    python benchmarks/bench_scale.py [--games N] [--repeats N] [--submissions N]
 
 Plays one batch of games serially, with ``--jobs 2`` and with ``--scheduler local``
 (2 worker processes), then grades N copies of a CS188-style submission against
@@ -38,10 +38,14 @@ GAME = GameSpec(
 )
 
 
-def games_per_second(count: int, **where: object) -> float:
-    tic = time.perf_counter()
-    played = sum(1 for _ in stream_games(batch(GAME, count), **where))
-    return played / (time.perf_counter() - tic)
+def games_per_second(count: int, repeats: int, **where: object) -> float:
+    """The best of ``repeats`` runs: the machine is shared, and others' work only slows a run."""
+    best = 0.0
+    for _ in range(repeats):
+        tic = time.perf_counter()
+        played = sum(1 for _ in stream_games(batch(GAME, count), **where))
+        best = max(best, played / (time.perf_counter() - tic))
+    return best
 
 
 def submissions_per_minute(count: int, **where: object) -> float:
@@ -72,19 +76,21 @@ def submissions_per_minute(count: int, **where: object) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200, help="games in the batch (200)")
+    parser.add_argument("--games", type=int, default=120, help="games in the batch (120)")
+    parser.add_argument("--repeats", type=int, default=2, help="best of this many game runs (2)")
     parser.add_argument("--submissions", type=int, default=20, help="submissions graded (20)")
     options = parser.parse_args()
-    print(f"cores: {os.cpu_count()}, Python {sys.version.split()[0]}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"cores: {os.cpu_count()}, Python {sys.version.split()[0]}, load average {load:.1f}")
     print(
         f"games: {options.games} x AlphaBetaAgent depth=3, mediumClassic, 2 DirectionalGhosts, "
         "--max-moves 300"
     )
-    serial = games_per_second(options.games)
+    serial = games_per_second(options.games, options.repeats)
     print(f"  serial                      {serial:7.1f} games/s")
-    pool = games_per_second(options.games, jobs=2)
+    pool = games_per_second(options.games, options.repeats, jobs=2)
     print(f"  --jobs 2                    {pool:7.1f} games/s  ({pool / serial:.2f}x serial)")
-    dask = games_per_second(options.games, jobs=2, scheduler="local")
+    dask = games_per_second(options.games, options.repeats, jobs=2, scheduler="local")
     print(f"  --scheduler local (2)       {dask:7.1f} games/s  ({dask / pool:.0%} of --jobs 2)")
     print(f"grading: {options.submissions} CS188-style submissions, the project's suite (q1-q5)")
     local = submissions_per_minute(options.submissions)
