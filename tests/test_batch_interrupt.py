@@ -218,3 +218,39 @@ def test_a_local_worker_lost_mid_run_costs_nothing(tmp_path):
     assert (process.returncode, err) == (0, "")
     lines = out.read_text().splitlines()
     assert [json.loads(line)["index"] for line in lines] == list(range(12))
+
+
+# Stands for a run whose clean-up after the first signal is slow (closing a cluster).
+SLOW_CLEAN_UP = """\
+import sys, time
+from pathlib import Path
+from pacman import execution
+
+execution._kill_on_second_signal.append(lambda: Path(sys.argv[1]).write_text("killed"))
+with execution.interruption_handled():
+    try:
+        print("running", flush=True)
+        time.sleep(60)
+    except execution.Interrupted:
+        print("cleaning up", flush=True)
+        time.sleep(60)
+"""
+
+
+def test_a_second_ctrl_c_ends_a_slow_clean_up_at_once_after_killing_the_workers(tmp_path):
+    marker = tmp_path / "killed"
+    process = subprocess.Popen(
+        [sys.executable, "-c", SLOW_CLEAN_UP, str(marker)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout.readline() == "running\n"
+    process.send_signal(signal.SIGINT)
+    assert process.stdout.readline() == "cleaning up\n"
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert (process.returncode, out, err) == (130, "", "")
+    assert time.monotonic() - sent < EXIT_WITHIN
+    assert marker.read_text() == "killed"

@@ -136,3 +136,11 @@ def test_an_agent_file_calling_sys_exit_on_import_is_named(tmp_path):
     done = run_pacman(["-p", "bye.py:Agent", "-l", "testClassic", "-q"], tmp_path)
     assert done.returncode == 1
     assert done.stderr == "pacman: the agent bye.py:Agent called sys.exit('bye') at bye.py:3\n"
+
+
+def test_scheduler_without_dask_is_one_line_with_the_install_hint(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if the [dask] extra were missing
+    code = pacman([*QUICK, "-n", "2", "--scheduler", "local"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == "pacman: --scheduler needs Dask: pip install 'pacman-multiagent[dask]'\n"
