@@ -12,7 +12,7 @@ import inspect
 import json
 import random
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -321,26 +321,6 @@ def _replay(options: argparse.Namespace) -> int:
     return 0
 
 
-class _InGameOrder:
-    """Per-game lines on stdout in game order (CS188's), though games may finish in any order."""
-
-    def __init__(self, first: int, show: Callable[[Any], None]) -> None:
-        self.following = first
-        self.waiting: dict[int, Any] = {}
-        self.show = show
-
-    def add(self, index: int, result: Any) -> None:
-        self.waiting[index] = result
-        while self.following in self.waiting:
-            self.show(self.waiting.pop(self.following))
-            self.following += 1
-
-    def flush(self) -> None:
-        """Show the games still waiting for an earlier one (a run stopped half way)."""
-        for index in sorted(self.waiting):
-            self.show(self.waiting.pop(index))
-
-
 def _check_outputs(options: argparse.Namespace) -> None:
     """Every output path is checked (and its folders made) before the first game."""
     from pacman.outputs import prepare_output_file, prepare_output_folder
@@ -356,7 +336,7 @@ def _check_outputs(options: argparse.Namespace) -> None:
 
 
 def _play(options: argparse.Namespace) -> int:
-    from pacman.execution import Interrupted, interruption_handled
+    from pacman.execution import InOrder, Interrupted, interruption_handled
     from pacman.layout import load_layout
     from pacman.loading import parse_agent_args
     from pacman.outputs import StreamedLines, write_atomically
@@ -448,7 +428,8 @@ def _play(options: argparse.Namespace) -> int:
         if options.stats and result.stats:
             print(result.stats)
 
-    shown = _InGameOrder(training, show)
+    # Per-game lines in game order (CS188's), though games may finish in any order.
+    in_order: InOrder[Any] = InOrder(training)
     with interruption_handled():
         try:
             for index, result in stream_games(
@@ -463,7 +444,8 @@ def _play(options: argparse.Namespace) -> int:
                 results[index] = result
                 if lines is not None:
                     lines.add(index, json_line(index, result, extra))
-                shown.add(index, result)
+                for ready in in_order.add(index, result):
+                    show(ready)
                 if options.record:
                     name = (
                         f"recorded-game-{index}.json"
@@ -488,7 +470,8 @@ def _play(options: argparse.Namespace) -> int:
             print(f"pacman: {crash}{hint}{kept}", file=sys.stderr)
             code = 1
         finally:
-            shown.flush()
+            for ready in in_order.rest():
+                show(ready)
             for recorder in recorders:
                 recorder.close()  # a run stopped half way still leaves whole files
             if lines is not None:

@@ -320,6 +320,29 @@ class TaskRun(Generic[Task, Result]):
                 backend.restart()
 
 
+class InOrder(Generic[Result]):
+    """Results that arrive in any order, released in index order."""
+
+    def __init__(self, first: int = 0) -> None:
+        self.following = first
+        self.waiting: dict[int, Result] = {}
+
+    def add(self, index: int, result: Result) -> list[Result]:
+        """Take one result; return those now next in order (maybe none)."""
+        self.waiting[index] = result
+        ready = []
+        while self.following in self.waiting:
+            ready.append(self.waiting.pop(self.following))
+            self.following += 1
+        return ready
+
+    def rest(self) -> list[Result]:
+        """The results still waiting for an earlier one (a run stopped half way), in order."""
+        ready = [self.waiting[index] for index in sorted(self.waiting)]
+        self.waiting.clear()
+        return ready
+
+
 def progress_bar(total: int, unit: str, shown: bool) -> Any:
     """A tqdm bar on stderr that moves once per finished task, or a stand-in that shows nothing."""
     if not shown:

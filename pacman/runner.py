@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pacman.errors import AgentExited, PacmanError
-from pacman.execution import TaskRun, progress_bar
+from pacman.execution import InOrder, TaskRun, progress_bar
 from pacman.game import Game, GameResult
 from pacman.game import _where as where
 from pacman.layout import Layout, load_layout, parse_layout
@@ -252,8 +252,7 @@ def run_games(
     progress: bool = False,
 ) -> Iterator[GameResult]:
     """Play the games (as :func:`stream_games`), yielding results in game order."""
-    early: dict[int, GameResult] = {}
-    following = 0
+    order: InOrder[GameResult] = InOrder()
     for index, result in stream_games(
         specs,
         jobs=jobs,
@@ -262,10 +261,7 @@ def run_games(
         observers_for=observers_for,
         progress=progress,
     ):
-        early[index] = result
-        while following in early:
-            yield early.pop(following)
-            following += 1
+        yield from order.add(index, result)
 
 
 def batch(spec: GameSpec, count: int) -> list[GameSpec]:
