@@ -17,6 +17,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pacman.grading.batch import run_batch
@@ -46,6 +48,25 @@ def games_per_second(count: int, repeats: int, **where: object) -> float:
         played = sum(1 for _ in stream_games(batch(GAME, count), **where))
         best = max(best, played / (time.perf_counter() - tic))
     return best
+
+
+@contextmanager
+def running_cluster() -> Iterator[tuple[str, float]]:
+    """A 2-worker LocalCluster started beforehand, as a cluster one connects to by address is."""
+    import distributed
+
+    tic = time.perf_counter()
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+    )
+    try:
+        yield cluster.scheduler_address, time.perf_counter() - tic
+    finally:
+        cluster.close()
 
 
 def submissions_per_minute(count: int, **where: object) -> float:
@@ -92,6 +113,12 @@ def main() -> None:
     print(f"  --jobs 2                    {pool:7.1f} games/s  ({pool / serial:.2f}x serial)")
     dask = games_per_second(options.games, options.repeats, jobs=2, scheduler="local")
     print(f"  --scheduler local (2)       {dask:7.1f} games/s  ({dask / pool:.0%} of --jobs 2)")
+    with running_cluster() as (address, start):
+        ready = games_per_second(options.games, options.repeats, scheduler=address)
+    print(
+        f"  --scheduler ADDRESS (2)     {ready:7.1f} games/s  ({ready / pool:.0%} of --jobs 2; "
+        f"a LocalCluster already up, started in {start:.1f} s)"
+    )
     print(f"grading: {options.submissions} CS188-style submissions, the project's suite (q1-q5)")
     local = submissions_per_minute(options.submissions)
     print(f"  -j 2                        {local:7.1f} submissions/min")

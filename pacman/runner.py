@@ -107,27 +107,37 @@ def portable(spec: GameSpec) -> GameSpec:
     A plain agent name found in the working directory's ``*gents.py`` (as CS188
     finds them) travels as that file too; names of installed modules travel as names.
     """
-    layout = _loaded_layout(spec.layout)
-    files = dict(spec.agent_files)
-    names = {}
-    for role, name in (("agent", spec.pacman), ("ghost", spec.ghost)):
-        cls = agent_class(name, role, spec.agent_files)
-        module = sys.modules.get(cls.__module__)
-        path = getattr(module, "__file__", None)
+    layout, layout_text, pacman, ghost, files = _carried(
+        spec.layout, spec.pacman, spec.ghost, spec.agent_files
+    )
+    return replace(
+        spec,
+        layout=layout,
+        layout_text=layout_text,
+        pacman=pacman,
+        ghost=ghost,
+        agent_files=files,
+    )
+
+
+@lru_cache(maxsize=16)
+def _carried(
+    layout_name: str, pacman: str, ghost: str, agent_files: tuple[tuple[str, str], ...]
+) -> tuple[str, str, str, str, tuple[tuple[str, str], ...]]:
+    # Once per batch, not per game: a batch's games differ only in their seeds.
+    layout = _loaded_layout(layout_name)
+    files = dict(agent_files)
+    names = []
+    for role, name in (("agent", pacman), ("ghost", ghost)):
+        cls = agent_class(name, role, agent_files)
+        path = getattr(sys.modules.get(cls.__module__), "__file__", None)
         if cls.__module__.startswith(USER_MODULE_PREFIX) and path:
             file_name = name.rpartition(":")[0] or os.path.basename(path)
             if file_name not in files:
                 files[file_name] = Path(path).read_text(encoding="utf-8")
             name = f"{file_name}:{cls.__name__}"
-        names[role] = name
-    return replace(
-        spec,
-        layout=layout.name,
-        layout_text="\n".join(layout.rows),
-        pacman=names["agent"],
-        ghost=names["ghost"],
-        agent_files=tuple(sorted(files.items())),
-    )
+        names.append(name)
+    return layout.name, "\n".join(layout.rows), *names, tuple(sorted(files.items()))
 
 
 @contextmanager
