@@ -206,6 +206,10 @@ def _check(options: argparse.Namespace) -> None:
             "--jobs/--scheduler cannot be used with -x/--numTraining: "
             "training needs one agent across games"
         )
+    if options.scheduler is not None:
+        from pacman.execution import import_distributed
+
+        import_distributed()
     if options.scheduler is not None and options.scheduler != "local" and options.jobs > 1:
         raise UsageError(
             f"--jobs {options.jobs}: a Dask cluster's workers are its own; "

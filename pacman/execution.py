@@ -146,14 +146,23 @@ class _LocalPool:
             manager.join(timeout=1.0)
 
 
+def import_distributed() -> Any:
+    """Dask's ``distributed`` module; without the [dask] extra, a UsageError with the install hint.
+
+    Command lines call it before they create any output, so a missing Dask costs nothing.
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise UsageError(f"--scheduler needs Dask: {DASK_HINT}") from None
+    return distributed
+
+
 class _DaskCluster:
     """The workers of a Dask scheduler, or of a LocalCluster started here (``local``)."""
 
     def __init__(self, address: str, jobs: int) -> None:
-        try:
-            import distributed
-        except ImportError:
-            raise UsageError(f"--scheduler needs Dask: {DASK_HINT}") from None
+        distributed = import_distributed()
         import logging
 
         # The nanny's notes about restarting a lost worker are the run's business, not the user's.

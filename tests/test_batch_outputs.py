@@ -138,9 +138,16 @@ def test_an_agent_file_calling_sys_exit_on_import_is_named(tmp_path):
     assert done.stderr == "pacman: the agent bye.py:Agent called sys.exit('bye') at bye.py:3\n"
 
 
-def test_scheduler_without_dask_is_one_line_with_the_install_hint(capsys, monkeypatch):
+def test_scheduler_without_dask_is_one_line_with_the_install_hint(capsys, monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if the [dask] extra were missing
-    code = pacman([*QUICK, "-n", "2", "--scheduler", "local"])
+    monkeypatch.chdir(tmp_path)
+    code = pacman([*QUICK, "-n", "2", "--scheduler", "local", "--json", "games.jsonl"])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err == "pacman: --scheduler needs Dask: pip install 'pacman-multiagent[dask]'\n"
+    Path("submissions").mkdir()
+    code = autograder(["--submissions", "submissions", "--scheduler", "local"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == "autograder: --scheduler needs Dask: pip install 'pacman-multiagent[dask]'\n"
+    assert list(tmp_path.iterdir()) == [tmp_path / "submissions"]  # no output file made

@@ -230,6 +230,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(f"-j/--jobs {args.jobs}: must be at least 1")
     if args.scheduler and not args.submissions:
         raise UsageError("--scheduler grades a batch: use it with --submissions DIR")
+    if args.scheduler:
+        from pacman.execution import import_distributed
+
+        import_distributed()
     if args.submissions:
         from pacman.grading.batch import run_batch
 
