@@ -151,3 +151,29 @@ def test_scheduler_without_dask_is_one_line_with_the_install_hint(capsys, monkey
     assert (code, out) == (2, "")
     assert err == "autograder: --scheduler needs Dask: pip install 'pacman-multiagent[dask]'\n"
     assert list(tmp_path.iterdir()) == [tmp_path / "submissions"]  # no output file made
+
+
+def test_streamed_files_are_valid_after_every_row_and_end_in_key_order(tmp_path):
+    from pacman.outputs import StreamedJsonList, StreamedLines
+
+    lines = StreamedLines(tmp_path / "rows.csv", "name,total\n")
+    document = StreamedJsonList(tmp_path / "grades.json", {"questions": ["q2"]}, "submissions")
+    assert json.loads((tmp_path / "grades.json").read_text()) == {
+        "questions": ["q2"],
+        "submissions": [],
+    }
+    for name, total in [("carol", 3), ("alice", 5), ("bob", 4)]:
+        lines.add(name, f"{name},{total}\n")
+        document.add(name, {"submission": name, "total": total})
+        names = [
+            r["submission"]
+            for r in json.loads((tmp_path / "grades.json").read_text())["submissions"]
+        ]
+        assert names[-1] == name and len(names) == len(lines.lines)
+        assert (tmp_path / "rows.csv").read_text().endswith(f"{name},{total}\n")
+    lines.finish()
+    document.finish()
+    assert (tmp_path / "rows.csv").read_text() == "name,total\nalice,5\nbob,4\ncarol,3\n"
+    data = json.loads((tmp_path / "grades.json").read_text())
+    assert [r["submission"] for r in data["submissions"]] == ["alice", "bob", "carol"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["grades.json", "rows.csv"]

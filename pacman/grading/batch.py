@@ -75,7 +75,6 @@ class GradesFiles:
     """
 
     def __init__(self, prefix: str, question_names: list[str]) -> None:
-        self.prefix = prefix
         self.question_names = question_names
         header = self._csv_row(
             ["submission", *question_names, "total", "max_total", "isolation", "error"]
