@@ -126,6 +126,12 @@ def main() -> None:
     print(
         f"  --scheduler local (2)       {cluster:7.1f} submissions/min  ({cluster / local:.0%} of -j 2)"
     )
+    with running_cluster() as (address, _):
+        ready = submissions_per_minute(options.submissions, scheduler=address)
+    print(
+        f"  --scheduler ADDRESS (2)     {ready:7.1f} submissions/min  ({ready / local:.0%} of -j 2; "
+        "a LocalCluster already up)"
+    )
 
 
 if __name__ == "__main__":
