@@ -17,7 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pacman.errors import AgentCrashed, DisplayUnavailable, PacmanError, UsageError
+from pacman.errors import (
+    AgentCrashed,
+    AgentExited,
+    DisplayUnavailable,
+    PacmanError,
+    UsageError,
+)
 
 #: CS188's long flags: an abbreviation that fits one of these and a newer flag means the CS188 one.
 CS188_FLAGS = (
@@ -128,8 +134,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="play games in N worker processes (same results as serial)",
     )
-    add("--json", metavar="FILE", help="write one JSON line per game")
-    add("--max-moves", type=int, metavar="N", help="end a game after N Pac-Man moves")
+    add(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="play games on a Dask cluster (tcp://host:8786), or 'local' for a LocalCluster "
+        "of --jobs workers here; needs the [dask] extra",
+    )
+    add("--json", metavar="FILE", help="write one JSON line per game, as each game ends")
+    add(
+        "--max-moves",
+        type=int,
+        metavar="N",
+        help="end a game after N Pac-Man moves (a dithering agent can play thousands: "
+        "use it for long batches)",
+    )
     add(
         "--stats",
         action="store_true",
@@ -184,9 +202,19 @@ def _check(options: argparse.Namespace) -> None:
         raise UsageError(
             f"-x/--numTraining {options.numTraining}: must be less than -n/--numGames {options.numGames}"
         )
-    if options.jobs > 1 and options.numTraining:
+    if (options.jobs > 1 or options.scheduler) and options.numTraining:
         raise UsageError(
-            "--jobs cannot be used with -x/--numTraining: training needs one agent across games"
+            "--jobs/--scheduler cannot be used with -x/--numTraining: "
+            "training needs one agent across games"
+        )
+    if options.scheduler is not None:
+        from pacman.execution import import_distributed
+
+        import_distributed()
+    if options.scheduler is not None and options.scheduler != "local" and options.jobs > 1:
+        raise UsageError(
+            f"--jobs {options.jobs}: a Dask cluster's workers are its own; "
+            "leave out --jobs with --scheduler ADDRESS (or use --scheduler local)"
         )
 
 
@@ -297,6 +325,8 @@ def _replay(options: argparse.Namespace) -> int:
         observers.append(_frame_recorder(options, 0, 1, name))
     try:
         result = replay(record, observers)
+    except PacmanError as error:
+        raise PacmanError(f"--replay {options.replay}: {error}") from None
     finally:
         for observer in observers:
             close = getattr(observer, "close", None)
@@ -311,16 +341,39 @@ def _replay(options: argparse.Namespace) -> int:
     return 0
 
 
+def _check_outputs(options: argparse.Namespace) -> None:
+    """Every output path is checked (and its folders made) before the first game."""
+    from pacman.outputs import prepare_output_file, prepare_output_folder
+
+    if options.json:
+        prepare_output_file("--json", options.json)
+    if options.record and options.record != AUTO_RECORD:
+        prepare_output_file("--record", options.record)
+    if options.gif:
+        prepare_output_file("--gif", options.gif)
+    if options.frames:
+        prepare_output_folder("--frames", options.frames)
+
+
 def _play(options: argparse.Namespace) -> int:
+    from pacman.execution import InOrder, Interrupted, interruption_handled, signals_deferred
     from pacman.layout import load_layout
-    from pacman.loading import find_class, parse_agent_args
-    from pacman.runner import GameSpec, batch, game_record, json_lines, run_games, write_atomically
+    from pacman.loading import parse_agent_args
+    from pacman.outputs import StreamedLines, write_atomically
+    from pacman.runner import (
+        GameSpec,
+        agent_class,
+        batch,
+        game_record,
+        json_line,
+        stream_games,
+    )
 
     layout = load_layout(options.layout)
     for warning in layout.warnings:
         print(f"pacman: warning: {warning}", file=sys.stderr)
-    pacman_class = find_class(options.pacman)
-    find_class(options.ghosts, "ghost")
+    pacman_class = agent_class(options.pacman, "agent")
+    agent_class(options.ghosts, "ghost")
     agent_args = parse_agent_args(options.agentArgs)
     if (
         options.numTraining
@@ -330,10 +383,19 @@ def _play(options: argparse.Namespace) -> int:
         # As CS188 does, for learning agents; others would fail on an argument they never use.
         agent_args["numTraining"] = str(options.numTraining)
     wants_keyboard = pacman_class.__name__ == "KeyboardAgent"
-    if wants_keyboard and (options.textGraphics or options.quietTextGraphics or options.jobs > 1):
+    parallel = options.jobs > 1 or options.scheduler is not None
+    if wants_keyboard and (options.textGraphics or options.quietTextGraphics or parallel):
         from pacman.view.pygame_view import missing_display
 
-        flag = "-t" if options.textGraphics else "-q" if options.quietTextGraphics else "--jobs"
+        flag = (
+            "-t"
+            if options.textGraphics
+            else "-q"
+            if options.quietTextGraphics
+            else "--jobs"
+            if options.jobs > 1
+            else "--scheduler"
+        )
         problem = missing_display()
         raise _keyboard_cannot_play(
             options,
@@ -349,12 +411,16 @@ def _play(options: argparse.Namespace) -> int:
         seed = random.SystemRandom().randrange(2**31)
 
     display = None
-    if options.jobs > 1:
-        if not options.quietTextGraphics:
-            print("pacman: --jobs plays without a display", file=sys.stderr)
+    if parallel:
         if options.gif or options.frames:
-            raise UsageError("--gif/--frames record games one at a time: leave out --jobs")
+            raise UsageError(
+                "--gif/--frames record games one at a time: leave out --jobs/--scheduler"
+            )
+        _check_outputs(options)
+        if not options.quietTextGraphics:
+            print("pacman: --jobs/--scheduler play without a display", file=sys.stderr)
     else:
+        _check_outputs(options)
         display = _make_display(options, wants_keyboard, pacman_class.__name__)
 
     count = options.numGames
@@ -386,54 +452,72 @@ def _play(options: argparse.Namespace) -> int:
 
     from pacman.game import QuitRequested
 
-    results = []
-    stopped = 0
+    results: dict[int, Any] = {}
+    code = 0
+    lines = StreamedLines(options.json) if options.json else None
+    extra = {"pacman_args": agent_args, "ghost": options.ghosts}
     progress = display is None and count >= 10 and sys.stderr.isatty()
-    try:
-        for index, result in enumerate(
-            run_games(
+
+    def show(result: Any) -> None:
+        if not progress:
+            print(_outcome_line(result), flush=True)
+        if options.stats and result.stats:
+            print(result.stats)
+
+    # Per-game lines in game order (CS188's), though games may finish in any order.
+    in_order: InOrder[Any] = InOrder(training)
+    with interruption_handled():
+        try:
+            for index, result in stream_games(
                 batch(spec, count),
                 jobs=options.jobs,
+                scheduler=options.scheduler,
                 observers_for=observers_for,
                 progress=progress,
+            ):
+                if index < training:
+                    continue
+                with signals_deferred():
+                    results[index] = result
+                    if lines is not None:
+                        lines.add(index, json_line(index, result, extra))
+                    if options.record:
+                        name = (
+                            f"recorded-game-{index}.json"
+                            if options.record == AUTO_RECORD
+                            else _numbered(options.record, index - training, count - training)
+                        )
+                        layout_ghosts = min(options.numghosts, layout.num_ghosts)
+                        write_atomically(
+                            name, json.dumps(game_record(result, layout, layout_ghosts))
+                        )
+                for ready in in_order.add(index, result):
+                    show(ready)
+        except QuitRequested:
+            print("pacman: window closed; stopping", file=sys.stderr)
+        except Interrupted as stop:
+            where = f"; results in {options.json}" if options.json else ""
+            print(
+                f"pacman: interrupted: {len(results)} of {count - training} games{where}",
+                file=sys.stderr,
             )
-        ):
-            if index < training:
-                continue
-            results.append(result)
-            if not progress:
-                print(_outcome_line(result))
-            if options.stats and result.stats:
-                print(result.stats)
-            if options.record:
-                name = (
-                    f"recorded-game-{index}.json"
-                    if options.record == AUTO_RECORD
-                    else _numbered(options.record, index - training, count - training)
-                )
-                write_atomically(
-                    name,
-                    json.dumps(
-                        game_record(result, layout, min(options.numghosts, layout.num_ghosts))
-                    ),
-                )
-    except QuitRequested:
-        print("pacman: window closed; stopping", file=sys.stderr)
-    except KeyboardInterrupt:
-        print("pacman: interrupted", file=sys.stderr)
-        stopped = 130
-    except AgentCrashed as crash:
-        print(f"pacman: {crash} (use -c to record crashes and go on)", file=sys.stderr)
-        return 1
-    finally:
-        for recorder in recorders:
-            recorder.close()  # a run stopped half way still leaves whole files
-        if options.json and results:
-            extra = {"pacman_args": agent_args, "ghost": options.ghosts}
-            write_atomically(options.json, json_lines(results, extra))
-    if results:
-        print_summary(results)
-    return stopped
+            code = stop.exit_code
+        except AgentCrashed as crash:
+            hint = "" if isinstance(crash, AgentExited) else " (use -c to record crashes and go on)"
+            finished = f"{len(results)} finished game{'' if len(results) == 1 else 's'}"
+            kept = f"; {finished} kept in {options.json}" if lines else ""
+            print(f"pacman: {crash}{hint}{kept}", file=sys.stderr)
+            code = 1
+        finally:
+            for ready in in_order.rest():
+                show(ready)
+            for recorder in recorders:
+                recorder.close()  # a run stopped half way still leaves whole files
+            if lines is not None:
+                lines.finish()
+    if results and code != 1:
+        print_summary([results[index] for index in sorted(results)])
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -443,6 +527,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pacman.grading import main as autograde
 
         return autograde(args[1:])
+    from pacman.execution import Interrupted
+
     parser = build_parser()
     try:
         options = parser.parse_args(_resolve_abbreviations(parser, args))
@@ -453,6 +539,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PacmanError as error:
         print(f"pacman: {error}", file=sys.stderr)
         return 1 if isinstance(error, AgentCrashed) else 2
+    except Interrupted as stop:  # a signal while the last results were being written
+        print("pacman: interrupted", file=sys.stderr)
+        return stop.exit_code
     except KeyboardInterrupt:
         print("pacman: interrupted", file=sys.stderr)
         return 130

@@ -40,3 +40,7 @@ class DisplayUnavailable(PacmanError):
 
 class AgentCrashed(AgentError):
     """An agent raised, timed out or played an illegal move during a game."""
+
+
+class AgentExited(AgentCrashed):
+    """An agent's code called ``sys.exit``: the run stops, naming the agent and the line."""

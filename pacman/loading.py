@@ -25,6 +25,8 @@ from pacman.ghosts import GHOST_TYPES
 
 #: Modules named ``util`` and ``game`` for CS188 student files, used when nothing else provides them.
 SHIMS_DIR = Path(__file__).resolve().parent / "grading" / "shims"
+#: Module names of agent files imported by path (``file.py:Class``, ./*gents.py).
+USER_MODULE_PREFIX = "_pacman_user_"
 
 
 def parse_agent_args(text: str | None, flag: str = "-a") -> dict[str, str]:
@@ -46,7 +48,7 @@ def parse_agent_args(text: str | None, flag: str = "-a") -> dict[str, str]:
 def _import_file(path: Path) -> ModuleType:
     if str(SHIMS_DIR) not in sys.path and SHIMS_DIR.is_dir():
         sys.path.append(str(SHIMS_DIR))
-    name = f"_pacman_user_{path.stem}_{abs(hash(str(path.resolve())))}"
+    name = f"{USER_MODULE_PREFIX}{path.stem}_{abs(hash(str(path.resolve())))}"
     module = sys.modules.get(name)
     if module is not None:
         return module

@@ -12,17 +12,21 @@ import os
 import random
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pacman.errors import PacmanError
+from pacman.errors import AgentExited, PacmanError
+from pacman.execution import InOrder, TaskRun, progress_bar
 from pacman.game import Game, GameResult
+from pacman.game import _where as where
 from pacman.layout import Layout, load_layout, parse_layout
-from pacman.loading import build_agent, find_class
+from pacman.loading import USER_MODULE_PREFIX, build_agent, find_class
 from pacman.state import GameState
 
 RECORD_FORMAT = "pacman-game-record"
@@ -31,7 +35,12 @@ RECORD_VERSION = 1
 
 @dataclass(frozen=True)
 class GameSpec:
-    """Everything needed to play one game, picklable for worker processes."""
+    """Everything needed to play one game, picklable for worker processes.
+
+    ``layout_text`` and ``agent_files`` (file name as given -> source) let the game
+    travel to a machine that has neither the layout file nor the agent's file; see
+    :func:`portable`.
+    """
 
     layout: str
     pacman: str = "RandomAgent"
@@ -42,30 +51,126 @@ class GameSpec:
     catch_exceptions: bool = False
     timeout: float | None = None
     max_moves: int | None = None
+    layout_text: str | None = None
+    agent_files: tuple[tuple[str, str], ...] = ()
+
+
+def _layout(spec: GameSpec) -> Layout:
+    if spec.layout_text is not None:
+        return _parsed_layout(spec.layout_text, spec.layout)
+    return _loaded_layout(spec.layout)
 
 
 @lru_cache(maxsize=64)
-def _layout(name: str) -> Layout:
+def _loaded_layout(name: str) -> Layout:
     return load_layout(name)
 
 
-def _class(name: str, role: str) -> type:
+@lru_cache(maxsize=64)
+def _parsed_layout(text: str, name: str) -> Layout:
+    return parse_layout(text, name=name)
+
+
+def agent_class(name: str, role: str, agent_files: tuple[tuple[str, str], ...] = ()) -> type:
+    """The class a ``-p``/``-g`` name stands for (see :func:`pacman.loading.find_class`).
+
+    Files in ``agent_files`` are read from there, not from disk. A file that calls
+    ``sys.exit`` while it is imported raises :class:`AgentExited`, naming it.
+    """
+    file_name, _, class_name = name.rpartition(":")
+    source = dict(agent_files).get(file_name) if file_name else None
+    if source is not None:
+        return _class_from_source(file_name, source, class_name, role)
     # Keyed on the working directory too: a plain name may mean a class of ./*gents.py.
     return _class_in(name, role, os.getcwd())
 
 
 @lru_cache(maxsize=64)
 def _class_in(name: str, role: str, folder: str) -> type:
-    return find_class(name, role)
+    with _agent_code(f"the {role} {name}"):
+        return find_class(name, role)
+
+
+@lru_cache(maxsize=64)
+def _class_from_source(file_name: str, source: str, class_name: str, role: str) -> type:
+    """A class of an agent file sent with the game: imported from a private copy, once per worker."""
+    with tempfile.TemporaryDirectory(prefix="pacman-agent-") as folder:
+        copy = Path(folder) / Path(file_name).name
+        copy.write_text(source, encoding="utf-8")
+        with _agent_code(f"the {role} {file_name}:{class_name}"):
+            return find_class(f"{copy}:{class_name}", role)
+
+
+def portable(spec: GameSpec) -> GameSpec:
+    """The spec with its layout's text and its agents' files inside, for workers elsewhere.
+
+    A plain agent name found in the working directory's ``*gents.py`` (as CS188
+    finds them) travels as that file too; names of installed modules travel as names.
+    """
+    layout, layout_text, pacman, ghost, files = _carried(
+        spec.layout, spec.pacman, spec.ghost, spec.agent_files
+    )
+    return replace(
+        spec,
+        layout=layout,
+        layout_text=layout_text,
+        pacman=pacman,
+        ghost=ghost,
+        agent_files=files,
+    )
+
+
+@lru_cache(maxsize=16)
+def _carried(
+    layout_name: str, pacman: str, ghost: str, agent_files: tuple[tuple[str, str], ...]
+) -> tuple[str, str, str, str, tuple[tuple[str, str], ...]]:
+    # Once per batch, not per game: a batch's games differ only in their seeds.
+    layout = _loaded_layout(layout_name)
+    files = dict(agent_files)
+    names = []
+    for role, name in (("agent", pacman), ("ghost", ghost)):
+        cls = agent_class(name, role, agent_files)
+        path = getattr(sys.modules.get(cls.__module__), "__file__", None)
+        if cls.__module__.startswith(USER_MODULE_PREFIX) and path:
+            file_name = name.rpartition(":")[0] or os.path.basename(path)
+            if file_name not in files:
+                files[file_name] = Path(path).read_text(encoding="utf-8")
+            name = f"{file_name}:{cls.__name__}"
+        names.append(name)
+    return layout.name, "\n".join(layout.rows), *names, tuple(sorted(files.items()))
+
+
+@contextmanager
+def _agent_code(who: str, agents: Sequence[object] = ()) -> Iterator[None]:
+    """Agent code that calls ``sys.exit`` crashes its game, named, instead of ending the program.
+
+    ``who`` names the code when it is not one of ``agents`` (an import, a constructor).
+    """
+    try:
+        yield
+    except SystemExit as stop:
+        for frame, _ in traceback.walk_tb(stop.__traceback__):
+            owner = frame.f_locals.get("self")
+            if any(owner is agent for agent in agents):
+                index = next(i for i, agent in enumerate(agents) if agent is owner)
+                kind = "Pac-Man" if index == 0 else f"ghost {index}"
+                who = f"{kind} ({type(owner).__name__})"
+                break
+        raise AgentExited(f"{who} called sys.exit({stop.code!r}){where(stop)}") from None
 
 
 def build_agents(spec: GameSpec, layout: Layout, pacman: object | None = None) -> list[object]:
     """The Pac-Man agent (unless given) and one ghost per ghost of the game."""
     if pacman is None:
-        pacman = build_agent(_class(spec.pacman, "agent"), "agent", **spec.pacman_args)
-    ghost_class = _class(spec.ghost, "ghost")
+        pacman = _build(spec.pacman, "agent", spec, **spec.pacman_args)
     count = min(spec.num_ghosts, layout.num_ghosts)
-    return [pacman, *(build_agent(ghost_class, "ghost", index) for index in range(1, count + 1))]
+    return [pacman, *(_build(spec.ghost, "ghost", spec, index) for index in range(1, count + 1))]
+
+
+def _build(name: str, role: str, spec: GameSpec, *args: Any, **kwargs: Any) -> object:
+    cls = agent_class(name, role, spec.agent_files)
+    with _agent_code(f"the {role} {cls.__name__}"):
+        return build_agent(cls, role, *args, **kwargs)
 
 
 def play(
@@ -74,7 +179,7 @@ def play(
     pacman: object | None = None,
 ) -> GameResult:
     """Play one game. ``pacman`` reuses an existing agent (CS188 keeps one across games)."""
-    layout = _layout(spec.layout)
+    layout = _layout(spec)
     agents = build_agents(spec, layout, pacman)
     rng = random.Random(spec.seed)
     for agent in agents:
@@ -91,7 +196,8 @@ def play(
         max_moves=spec.max_moves,
         seed=spec.seed,
     )
-    result = game.run()
+    with _agent_code(f"the agent {type(agents[0]).__name__}", agents):
+        result = game.run()
     stats = getattr(agents[0], "stats", None)
     if stats is not None and hasattr(stats, "summary"):
         result.stats = stats.summary()
@@ -105,55 +211,67 @@ def _play_without_state(spec: GameSpec) -> GameResult:
     return result
 
 
+def stream_games(
+    specs: Sequence[GameSpec],
+    *,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    executor: Executor | None = None,
+    observers_for: Callable[[int], Sequence[object]] | None = None,
+    progress: bool = False,
+) -> Iterator[tuple[int, GameResult]]:
+    """Play the games, yielding ``(index, result)`` as each game finishes.
+
+    Serially (``jobs == 1``, no scheduler, no executor) one Pac-Man agent serves
+    every game, as in CS188, and observers may watch. Otherwise each game builds
+    its own agents on a worker: ``jobs`` local processes, the Dask ``scheduler``
+    (``"local"`` for a LocalCluster of ``jobs`` workers), or ``executor``; games
+    go there with their layout and agent files (:func:`portable`). Stopping the
+    iteration early (an exception, an interruption) kills the local workers.
+    """
+    bar = progress_bar(len(specs), "game", progress)
+    try:
+        if executor is None and scheduler is None and jobs <= 1:
+            pacman = None
+            for index, spec in enumerate(specs):
+                if pacman is None:
+                    pacman = _build(spec.pacman, "agent", spec, **spec.pacman_args)
+                observers = observers_for(index) if observers_for else ()
+                result = play(spec, observers, pacman)
+                bar.update()
+                yield index, result
+            return
+        sent = [portable(spec) for spec in specs]
+        with TaskRun(
+            _play_without_state, sent, jobs=jobs, scheduler=scheduler, executor=executor
+        ) as run:
+            for index, result in run:
+                bar.update()
+                yield index, result
+    finally:
+        bar.close()
+
+
 def run_games(
     specs: Sequence[GameSpec],
     *,
     jobs: int = 1,
+    scheduler: str | None = None,
     executor: Executor | None = None,
     observers_for: Callable[[int], Sequence[object]] | None = None,
     progress: bool = False,
 ) -> Iterator[GameResult]:
-    """Play the games, yielding results in order.
-
-    Serially (``jobs == 1`` and no executor) one Pac-Man agent serves every
-    game, as in CS188, and observers may watch; otherwise each game builds its
-    own agents in a worker of ``executor`` (by default a process pool).
-    """
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(specs), unit="game", file=sys.stderr, leave=False)
-    try:
-        if executor is None and jobs <= 1:
-            pacman = None
-            for index, spec in enumerate(specs):
-                if pacman is None:
-                    pacman = build_agent(_class(spec.pacman, "agent"), "agent", **spec.pacman_args)
-                observers = observers_for(index) if observers_for else ()
-                yield play(spec, observers, pacman)
-                if bar is not None:
-                    bar.update()
-            return
-        owned = executor is None
-        pool = executor or ProcessPoolExecutor(max_workers=jobs)
-        try:
-            chunk = max(1, len(specs) // (jobs * 8)) if owned else 1
-            mapped: Iterable[GameResult] = (
-                pool.map(_play_without_state, specs, chunksize=chunk)
-                if owned
-                else pool.map(_play_without_state, specs)
-            )
-            for result in mapped:
-                yield result
-                if bar is not None:
-                    bar.update()
-        finally:
-            if owned:
-                pool.shutdown(cancel_futures=True)
-    finally:
-        if bar is not None:
-            bar.close()
+    """Play the games (as :func:`stream_games`), yielding results in game order."""
+    order: InOrder[GameResult] = InOrder()
+    for index, result in stream_games(
+        specs,
+        jobs=jobs,
+        scheduler=scheduler,
+        executor=executor,
+        observers_for=observers_for,
+        progress=progress,
+    ):
+        yield from order.add(index, result)
 
 
 def batch(spec: GameSpec, count: int) -> list[GameSpec]:
@@ -164,26 +282,9 @@ def batch(spec: GameSpec, count: int) -> list[GameSpec]:
 # ------------------------------------------------------------------ files
 
 
-def write_atomically(path: str | os.PathLike[str], text: str) -> None:
-    """Write a whole file or nothing: a temporary file renamed into place."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as error:
-        raise PacmanError(f"{path}: cannot write ({error.strerror})") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, target)
-    except OSError as error:
-        Path(temporary).unlink(missing_ok=True)
-        raise PacmanError(f"{path}: cannot write ({error.strerror})") from None
-
-
-def json_lines(results: Iterable[GameResult], extra: dict[str, Any] | None = None) -> str:
-    """One JSON object per game."""
-    return "".join(json.dumps({**result.to_json(), **(extra or {})}) + "\n" for result in results)
+def json_line(index: int, result: GameResult, extra: dict[str, Any] | None = None) -> str:
+    """One game as a JSON line: its index in the batch first, so the batch's order can be restored."""
+    return json.dumps({"index": index, **result.to_json(), **(extra or {})}) + "\n"
 
 
 def game_record(result: GameResult, layout: Layout, num_ghosts: int) -> dict[str, Any]:
@@ -207,21 +308,21 @@ def game_record(result: GameResult, layout: Layout, num_ghosts: int) -> dict[str
 
 
 class _Replayer:
-    """Plays back the recorded actions of one agent, then ends the replay."""
+    """Plays the record's next move when it is this agent's; otherwise ends the replay."""
 
-    def __init__(self, index: int, actions: list[str]) -> None:
+    def __init__(self, index: int, moves: Iterator[tuple[int, str]]) -> None:
         self.index = index
-        self.actions = iter(actions)
+        self.moves = moves
 
     def get_action(self, state: Any) -> str:
-        action = next(self.actions, None)
-        if action is None:
-            raise _RecordEnd("the record ends here")
+        agent, action = next(self.moves, (None, None))
+        if agent != self.index or action is None:
+            raise _RecordEnd("the record has no move for this agent here")
         return action
 
 
 class _RecordEnd(PacmanError):
-    """The recorded actions are used up (the recorded game was cut short)."""
+    """The record has no move for the agent to move (used up, or another agent's)."""
 
 
 def load_record(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -242,22 +343,31 @@ def load_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     return record
 
 
+def _first_unplayed(record: dict[str, Any], result: GameResult, count: int) -> str:
+    """Why the replay stopped before the record's end, in the record's terms (not the replayer's)."""
+    played = result.moves
+    agent, action = record["actions"][played]
+    who = "Pac-Man" if agent == 0 else f"ghost {agent}"
+    if result.final_state is not None and result.final_state.is_terminal():
+        why = "the game is already over"
+    elif agent != played % count:
+        why = f"it is {'Pac-Man' if played % count == 0 else f'ghost {played % count}'}'s turn"
+    else:
+        why = "it is not a legal move there"
+    return f"move {played + 1} of {len(record['actions'])} ({who} {action}) cannot be played: {why}"
+
+
 def replay(record: dict[str, Any], observers: Sequence[object] = ()) -> GameResult:
     """Play a record back move for move; the result's score must equal the recorded one."""
     layout = parse_layout("\n".join(record["layout_rows"]), name=record["layout"])
     state = GameState.initial(layout, record["num_ghosts"])
     count = state.get_num_agents()
-    per_agent: list[list[str]] = [[] for _ in range(count)]
-    for agent, action in record["actions"]:
-        per_agent[agent].append(action)
-    agents = [_Replayer(index, per_agent[index]) for index in range(count)]
+    moves = iter([(agent, action) for agent, action in record["actions"]])
+    agents = [_Replayer(index, moves) for index in range(count)]
     game = Game(state, agents, observers=observers, catch_exceptions=True, seed=record.get("seed"))
     result = game.run()
     if result.moves != len(record["actions"]):
-        raise PacmanError(
-            f"the record does not replay: {result.crash} "
-            f"after {result.moves} of {len(record['actions'])} moves"
-        )
+        raise PacmanError(f"does not replay: {_first_unplayed(record, result, count)}")
     # A record cut short (crash, move limit) ends on the exhausted replayer, not on a crash of its own.
     result.crashed = bool(record.get("crash"))
     result.crash = record.get("crash")

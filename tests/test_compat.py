@@ -16,6 +16,7 @@ from pacman.compat import (
     snake_case,
     spelling_groups,
 )
+from pacman.errors import PacmanError
 from pacman.layout import load_layout
 from pacman.state import AgentState, GameState
 
@@ -113,7 +114,10 @@ def every_class_with_two_spellings() -> dict[str, type]:
         for module_info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             if module_info.name.endswith(".__main__"):
                 continue  # running it is what importing it does
-            module = importlib.import_module(module_info.name)
+            try:
+                module = importlib.import_module(module_info.name)
+            except PacmanError:  # an optional library (the [learn] extra) is not installed
+                continue
             for value in vars(module).values():
                 if (
                     inspect.isclass(value)

@@ -14,7 +14,7 @@ from pacman.runner import (
     GameSpec,
     batch,
     game_record,
-    json_lines,
+    json_line,
     load_record,
     play,
     replay,
@@ -47,11 +47,12 @@ def test_any_executor_can_play_the_games():
         assert outcomes(run_games(specs, executor=pool)) == outcomes(run_games(specs))
 
 
-def test_json_lines_hold_one_object_per_game():
+def test_json_lines_hold_one_object_per_game_with_its_index():
     results = list(run_games(batch(SPEC, 2)))
-    lines = json_lines(results, {"ghost": "RandomGhost"}).splitlines()
+    lines = [json_line(i, r, {"ghost": "RandomGhost"}) for i, r in enumerate(results)]
+    assert all(line.endswith("}\n") and line.count("\n") == 1 for line in lines)
     records = [json.loads(line) for line in lines]
-    assert [r["seed"] for r in records] == [40, 41]
+    assert [(r["index"], r["seed"]) for r in records] == [(0, 40), (1, 41)]
     assert set(records[0]) >= {
         "seed",
         "layout",
@@ -93,7 +94,14 @@ def test_bad_records_are_refused_with_the_reason(tmp_path):
     record = game_record(play(SPEC), load_layout("smallClassic"), 2)
     assert record["actions"][1][0] == 1
     record["actions"][1][1] = "Stop"  # ghosts may never stop
-    with pytest.raises(
-        PacmanError, match=r"does not replay: ghost 1 .*illegal move on move 2.* after 1 of"
-    ):
+    moves = len(record["actions"])
+    with pytest.raises(PacmanError) as refused:
+        replay(record)
+    # Said in the record's terms: no internal class names or file lines of the replayer.
+    assert str(refused.value) == (
+        f"does not replay: move 2 of {moves} (ghost 1 Stop) cannot be played: "
+        "it is not a legal move there"
+    )
+    record["actions"][1][0] = 2  # ghost 2 moving in ghost 1's turn
+    with pytest.raises(PacmanError, match=r"move 2 of \d+ \(ghost 2 Stop\).*it is ghost 1's turn$"):
         replay(record)

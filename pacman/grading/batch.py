@@ -2,21 +2,32 @@
 
 Each submission travels as a :class:`~pacman.grading.submission.SubmissionTask`
 (its files and the suite, as bytes), so it is graded with its own private copy
-and its own workers; the other submissions and the suite are never in its view.
-The run writes one CSV and one JSON summary, per submission and question, and
-shows a progress bar.
+and its own student workers, in a grading process of a local pool or on a Dask
+worker (:mod:`pacman.execution`, the path game batches take too); the other
+submissions and the suite are never in its view. Each graded submission adds a
+row to the CSV and JSON summaries at once and moves the progress bar; an
+interruption keeps every graded submission.
+
+This module sits below the command line (:mod:`pacman.grading.cli`) and never imports it.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import os
+import socket
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TextIO
 
 from pacman.errors import UsageError
-from pacman.grading.report import write_json
+from pacman.execution import (
+    Interrupted,
+    TaskRun,
+    interruption_handled,
+    progress_bar,
+    signals_deferred,
+)
 from pacman.grading.submission import (
     GradingOptions,
     SubmissionError,
@@ -24,6 +35,7 @@ from pacman.grading.submission import (
     grade_submission,
     read_submission,
 )
+from pacman.outputs import StreamedJsonList, StreamedLines, prepare_output_file
 
 
 def submission_folders(root: str) -> list[str]:
@@ -52,21 +64,52 @@ def make_task(
     return SubmissionTask(name, files, suite, options)
 
 
-def write_summary(prefix: str, question_names: list[str], records: list[dict[str, Any]]) -> None:
-    with open(prefix + ".csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["submission", *question_names, "total", "max_total", "error"])
-        for record in records:
-            writer.writerow(
-                [
-                    record["submission"],
-                    *(f"{record['questions'][n]['points']:g}" for n in question_names),
-                    f"{record['total']:g}",
-                    record["max_total"],
-                    record["error"] or "",
-                ]
-            )
-    write_json(prefix + ".json", {"questions": question_names, "submissions": records})
+def grade_on_worker(task: SubmissionTask) -> dict[str, Any]:
+    """Grade one submission where this runs (a pool process, a Dask worker); say where and how."""
+    record = grade_submission(task)
+    # Its "isolation" and "protections" are what held on that machine (each worker
+    # resolves --isolation itself).
+    record["host"] = socket.gethostname()
+    return record
+
+
+class GradesFiles:
+    """``PREFIX.csv`` and ``PREFIX.json``, a row each as each submission is graded.
+
+    Both files are valid at every instant; when the run ends (or is interrupted)
+    they are rewritten in submission-name order.
+    """
+
+    def __init__(self, prefix: str, question_names: list[str]) -> None:
+        self.question_names = question_names
+        header = self._csv_row(
+            ["submission", *question_names, "total", "max_total", "isolation", "error"]
+        )
+        self.csv = StreamedLines(prefix + ".csv", header)
+        self.json = StreamedJsonList(prefix + ".json", {"questions": question_names}, "submissions")
+
+    @staticmethod
+    def _csv_row(cells: list[Any]) -> str:
+        text = io.StringIO()
+        csv.writer(text).writerow(cells)
+        return text.getvalue()
+
+    def add(self, record: dict[str, Any]) -> None:
+        questions = record["questions"]
+        row = [
+            record["submission"],
+            *(f"{questions[name]['points']:g}" for name in self.question_names),
+            f"{record['total']:g}",
+            record["max_total"],
+            record.get("isolation") or "",
+            record["error"] or "",
+        ]
+        self.csv.add(record["submission"], self._csv_row(row))
+        self.json.add(record["submission"], record)
+
+    def finish(self) -> None:
+        self.csv.finish()
+        self.json.finish()
 
 
 def run_batch(
@@ -78,25 +121,43 @@ def run_batch(
     summary_prefix: str,
     jobs: int,
     out: TextIO,
+    scheduler: str | None = None,
 ) -> int:
-    """Grade every submission under ``root``; write ``summary_prefix``.csv/.json."""
-    from tqdm import tqdm
+    """Grade every submission under ``root`` in ``jobs`` grading processes (or on the Dask
+    ``scheduler``); write ``summary_prefix``.csv/.json as each submission is graded.
 
+    Returns 0, or 130/143 when interrupted (the graded submissions are kept).
+    """
     folders = submission_folders(root)
+    for extension in (".csv", ".json"):
+        prepare_output_file("--summary", summary_prefix + extension)
     tasks = [make_task(folder, names, suite, options) for folder in folders]
     records: list[dict[str, Any]] = []
-    with (
-        ThreadPoolExecutor(max_workers=max(1, jobs)) as executor,
-        tqdm(total=len(tasks), desc="Grading", unit="submission", file=sys.stderr) as bar,
-    ):
-        futures = [executor.submit(grade_submission, task) for task in tasks]
-        for future in futures:
-            records.append(future.result())
-            bar.update(1)
-    write_summary(summary_prefix, question_names, records)
-    print(
-        f"Graded {len(records)} submissions: {summary_prefix}.csv, {summary_prefix}.json", file=out
-    )
-    for record in records:
+    files = f"{summary_prefix}.csv, {summary_prefix}.json"
+    stopped: Interrupted | None = None
+    with interruption_handled():
+        grades = GradesFiles(summary_prefix, question_names)
+        bar = progress_bar(len(tasks), "submission", shown=True)
+        try:
+            with TaskRun(grade_on_worker, tasks, jobs=jobs, scheduler=scheduler) as run:
+                for _, record in run:
+                    with signals_deferred():
+                        grades.add(record)
+                        records.append(record)
+                    bar.update()
+        except Interrupted as stop:
+            stopped = stop
+        finally:
+            bar.close()
+            grades.finish()
+    if stopped is not None:
+        print(
+            f"autograder: interrupted: {len(records)} of {len(tasks)} submissions; "
+            f"results in {files}",
+            file=sys.stderr,
+        )
+        return stopped.exit_code
+    print(f"Graded {len(records)} submissions: {files}", file=out)
+    for record in sorted(records, key=lambda record: record["submission"]):
         print(f"{record['submission']}: {record['total']:g}/{record['max_total']}", file=out)
     return 0

@@ -47,6 +47,7 @@ from pacman.grading.submission import (
     read_suite,
     stage_files,
 )
+from pacman.outputs import prepare_output_file
 
 
 class _Parser(argparse.ArgumentParser):
@@ -123,6 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="parallel workers (default: CPU count)",
+    )
+    add(
+        "--scheduler",
+        dest="scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="with --submissions: grade on a Dask cluster (tcp://host:8786), or 'local' for a "
+        "LocalCluster of -j workers here; needs the [dask] extra",
     )
     add(
         "--move-timeout",
@@ -277,12 +286,25 @@ def check_protections(args: argparse.Namespace, out: TextIO) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"-j/--jobs {args.jobs}: must be at least 1")
+    if args.scheduler and not args.submissions:
+        raise UsageError("--scheduler grades a batch: use it with --submissions DIR")
+    if args.scheduler:
+        from pacman.execution import import_distributed
+
+        import_distributed()
     _limits(args)  # a bad limit fails before anything runs
     if not args.generate_solutions:
         check_protections(args, out)
     if args.submissions:
         from pacman.grading.batch import run_batch
 
+        if args.scheduler not in (None, "local") and args.jobs is not None:
+            raise UsageError(
+                f"-j/--jobs {args.jobs}: a Dask cluster's workers are its own; "
+                "leave out -j with --scheduler ADDRESS (or use --scheduler local)"
+            )
         test_root = _test_root(args)
         questions = load_suite(test_root, args.question)
         try:
@@ -298,7 +320,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             args.summary or "grades",
             args.jobs or os.cpu_count() or 1,
             out,
+            scheduler=args.scheduler,
         )
+    if args.results:
+        prepare_output_file("--results", args.results)
     if args.run_test:
         questions = [load_single_test(args.run_test)]
     else:

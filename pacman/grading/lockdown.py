@@ -32,12 +32,13 @@ import contextlib
 import ctypes
 import errno
 import os
-import signal
 import stat
 import struct
 import sys
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from pacman.lifetime import die_with_parent
 
 # -- Landlock ------------------------------------------------------------------------------------
 
@@ -430,13 +431,7 @@ def lock_down(
             _set_capabilities(0)
     done.uid = os.geteuid() if hasattr(os, "geteuid") else -1
     done.separate_uid = uid is not None and done.uid == uid and done.uid != 0
-    if linux:
-        parent = os.getppid()
-        with contextlib.suppress(OSError):
-            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-            done.parent_death_signal = True
-        if os.getppid() != parent:  # the grader died before the signal was armed
-            os._exit(1)
+    done.parent_death_signal = die_with_parent()
     if arch is not None and done.no_new_privs:
         with contextlib.suppress(OSError):
             _seccomp(arch)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import time
 from typing import Any
 
@@ -135,10 +134,8 @@ def protection_summary(run: RunResult) -> str:
 
 
 def write_json(path: str, data: Any) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=".results-")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
-        handle.write("\n")
-    os.replace(temp, path)
+    """``data`` as indented JSON, written whole or not at all, with the user's umask."""
+    from pacman.outputs import write_atomically
+
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_atomically(path, json.dumps(data, indent=2) + "\n")

@@ -170,6 +170,7 @@ def _zero_record(task: SubmissionTask, questions: list[Any], error: str) -> dict
     return {
         "submission": task.name,
         "error": error,
+        "isolation": None,  # no student code ran
         "total": 0.0,
         "max_total": sum(q.max_points for q in questions),
         "seconds": 0.0,
