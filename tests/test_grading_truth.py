@@ -202,3 +202,23 @@ def test_where_answers_cannot_be_hidden_batches_are_refused_unless_told(tmp_path
     data = json.loads((tmp_path / "grades.json").read_text())
     assert data["submissions"][0]["protections"]["answers_hidden"] is False
     os.remove(tmp_path / "grades.json")
+
+
+def test_a_worker_that_cannot_hide_the_answers_refuses_the_submission():
+    # On a Dask worker the grader's own check does not apply: the task checks where it runs.
+    from pacman.grading.submission import (
+        GradingOptions,
+        SubmissionTask,
+        grade_submission,
+        read_suite,
+    )
+
+    suite = read_suite(str(REPO / "test_cases"))
+    files = {"multiAgents.py": HONEST.read_bytes()}
+    weak = GradingOptions(isolation="process", landlock=False, question="q2")
+    record = grade_submission(SubmissionTask("weak", files, suite, weak))
+    assert record["total"] == 0 and record["isolation"] is None
+    assert record["error"].startswith("not graded: student code could read the answers on ")
+    assert record["error"].endswith(
+        "(process isolation, no Landlock); see --unsafe-readable-answers"
+    )

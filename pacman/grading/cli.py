@@ -235,6 +235,7 @@ def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
         isolation=args.isolation,
         audit=args.audit,
         landlock=args.landlock,
+        unsafe=args.unsafe,
         mute=args.mute,
         question=args.question,
         jobs=jobs,

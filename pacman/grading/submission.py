@@ -13,6 +13,7 @@ be able to hand in another student's file.
 from __future__ import annotations
 
 import os
+import socket
 import stat
 import tempfile
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ class GradingOptions:
     isolation: str = "auto"
     audit: bool = True
     landlock: bool = True
+    unsafe: bool = False  # --unsafe-readable-answers: grade even where answers are readable
     mute: bool = False
     question: str | None = None
     jobs: int = 1
@@ -182,7 +184,7 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
     """Grade one submission end to end; return its record (see docs/grading.md, grades.json)."""
     from pacman.grading.report import format_test, import_report
     from pacman.grading.runner import grade, load_suite
-    from pacman.grading.sandbox import allocate_uid
+    from pacman.grading.sandbox import allocate_uid, answers_hidden_here
 
     options = task.options
     with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
@@ -192,6 +194,15 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
         questions = load_suite(suite_dir, options.question, display_root=private)
         if task.error is not None:
             return _zero_record(task, questions, task.error)
+        # Checked where the grading runs: a Dask worker may offer less than the grader's machine.
+        hidden, mode = answers_hidden_here(options.isolation, options.landlock)
+        if not hidden and not options.unsafe:
+            return _zero_record(
+                task,
+                questions,
+                f"not graded: student code could read the answers on {socket.gethostname()} "
+                f"({mode} isolation, no Landlock); see --unsafe-readable-answers",
+            )
         uid = allocate_uid()
         stage, staged = stage_files(private, task.files, uid)
         config = SandboxConfig(
