@@ -108,6 +108,22 @@ PRIVATE_CODE = (
 REFERENCE_MODULES = ("agents", "pacman.grading.diagnose", "pacman.grading.reference")
 
 
+def project_copies() -> list[str]:
+    """Every folder from which the project's packages could be imported: the one running,
+    and any installed copy on ``sys.path`` (a wheel in site-packages beside a checkout)."""
+    roots = [os.path.realpath(PROJECT_ROOT)]
+    for entry in sys.path:
+        real = os.path.realpath(entry or ".")
+        if real not in roots and os.path.isfile(os.path.join(real, "pacman", "__init__.py")):
+            roots.append(real)
+    return roots
+
+
+def private_paths(names: tuple[str, ...]) -> list[str]:
+    """``names`` (relative to the project root) in every copy of the project."""
+    return [os.path.join(root, name) for root in project_copies() for name in names]
+
+
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(os.path.join(folder, ""))
 
@@ -146,7 +162,7 @@ def hidden_paths(config: SandboxConfig) -> list[str]:
     deny = list(config.deny)
     if config.student_files:
         # Student code must not borrow the project's own answers.
-        deny += [os.path.join(PROJECT_ROOT, name) for name in REFERENCE_CODE]
+        deny += private_paths(REFERENCE_CODE)
     for path in deny:
         real = os.path.realpath(path)
         if not any(_inside(need, real) for need in needed) and real not in found:
@@ -168,13 +184,13 @@ def landlock_spec(config: SandboxConfig, scratch: str) -> dict[str, list[str]]:
     keep = [sys.prefix, sys.base_prefix, os.path.join(package, "grading", "shims")]
     hidden = [os.path.realpath(p) for p in config.deny]
     if config.student_files:
-        hidden += [os.path.join(PROJECT_ROOT, name) for name in PRIVATE_CODE]
+        hidden += private_paths(PRIVATE_CODE)
         roots.append(config.code_dir or "")
         keep.append(config.code_dir or "")
     else:
         # The project's own agents are what is graded: they must be importable.
         roots.append(os.path.join(PROJECT_ROOT, "agents"))
-        hidden += [os.path.join(PROJECT_ROOT, name) for name in PRIVATE_CODE if name != "agents"]
+        hidden += private_paths(tuple(name for name in PRIVATE_CODE if name != "agents"))
     return {
         "reads": [r for r in roots if r],
         "hidden": hidden,
