@@ -526,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] == "autograde":
         from pacman.grading import main as autograde
 
-        return autograde(args[1:])
+        return autograde(args[1:], prog="pacman autograde")
     from pacman.execution import Interrupted
 
     parser = build_parser()

@@ -324,3 +324,10 @@ def test_a_record_that_does_not_replay_is_one_line_without_internal_names(tmp_pa
     )
     for internal in ("_Replayer", "_RecordEnd", "runner.py", "None"):
         assert internal not in done.stderr
+
+
+def test_the_autograde_subcommand_names_itself_in_its_help():
+    done = run_pacman_without_display("autograde", "--help")
+    assert done.returncode == 0
+    assert done.stdout.startswith("usage: pacman autograde ")
+    assert "autograder.py" not in done.stdout

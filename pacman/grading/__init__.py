@@ -11,8 +11,11 @@ from collections.abc import Sequence
 __all__ = ["main"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the autograder with command-line arguments; return the exit code."""
+def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
+    """Run the autograder with command-line arguments; return the exit code.
+
+    ``prog`` is how the user called it, for help and usage lines (``pacman autograde``).
+    """
     from pacman.grading.cli import main as _main
 
-    return _main(argv)
+    return _main(argv, prog)

@@ -55,9 +55,9 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"autograder: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="autograder.py",
+        prog=prog,
         description="Grade Pac-Man multi-agent code against CS188-format test suites.",
     )
     add = parser.add_argument
@@ -382,10 +382,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
     """Entry point for ``autograder.py`` and ``pacman autograde``; returns the exit status."""
     try:
-        args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = build_parser(prog).parse_args(list(sys.argv[1:] if argv is None else argv))
         if args.question and args.run_test:
             raise UsageError("autograder: give -q or -t, not both")
         return run(args, sys.stdout)
