@@ -5,18 +5,14 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from pacman.envs import render as rendering
-from pacman.envs.observation import GridEncoder, agent_observation
-from pacman.envs.single import ACTIONS, as_layout, starting_state
-from pacman.errors import IllegalActionError, PacmanError
+from pacman.envs.multi import MultiAgentGame, action_name, illegal_action_error
 from pacman.layout import Layout
-from pacman.state import GameState
 
 
-class PacmanAECEnv(AECEnv):
+class PacmanAECEnv(MultiAgentGame, AECEnv):
     """Pac-Man and its ghosts as agents that move in turn (PettingZoo AEC API).
 
     Agents: ``pacman_0`` (game agent 0), then ``ghost_0``, ``ghost_1``, ...
@@ -47,8 +43,7 @@ class PacmanAECEnv(AECEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "pacman_v0",
-        "render_modes": ["human", "rgb_array", "ansi"],
-        "render_fps": 10,
+        **rendering.render_metadata(),
         "is_parallelizable": False,
     }
 
@@ -61,51 +56,15 @@ class PacmanAECEnv(AECEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        rendering.check_render_mode(render_mode, self.metadata["render_modes"])
-        self.layout = as_layout(layout)
-        self._initial = GameState.initial(self.layout, num_ghosts)
-        self.num_ghosts = self._initial.get_num_agents() - 1
-        self.max_cycles = max_cycles
-        self.render_mode = render_mode
-        self.possible_agents = ["pacman_0", *(f"ghost_{i}" for i in range(self.num_ghosts))]
-        self.agent_index = {agent: index for index, agent in enumerate(self.possible_agents)}
-        self._encoder = GridEncoder(self.layout, self.num_ghosts, per_ghost_channels)
-        self.channel_names = (*self._encoder.names, "self")
-        channels, height, width = self._encoder.shape
-        self.state_space = spaces.Box(0.0, 1.0, self._encoder.shape, np.float32)
-        self.observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, 1.0, (channels + 1, height, width), np.float32),
-                    "action_mask": spaces.Box(0, 1, (len(ACTIONS),), np.int8),
-                }
-            )
-            for agent in self.possible_agents
-        }
-        self.action_spaces = {
-            agent: spaces.Discrete(len(ACTIONS)) for agent in self.possible_agents
-        }
-        self.game: GameState | None = None
-        self.agents: list[str] = []
+        self._set_up_game(layout, num_ghosts, max_cycles, per_ghost_channels, render_mode)
         self.rewards: dict[str, float] = {}
         self._cumulative_rewards: dict[str, float] = {}
         self.terminations: dict[str, bool] = {}
         self.truncations: dict[str, bool] = {}
         self.infos: dict[str, dict] = {}
-        self._window: rendering.HumanView | None = None
-        self._last_move: tuple[int, str, GameState] | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        state = starting_state(options, self._initial)
-        self.game = state
-        self._encoder.reset(state)
-        self._cycles = 0
+        state = self._start_game(options)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -115,16 +74,11 @@ class PacmanAECEnv(AECEnv):
         self.infos = {agent: {} for agent in self.agents}
         self.agent_selection = self.agents[0]
         self._skip_agent_selection = None
-        self._last_move = None
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return agent_observation(self._encoder, self._require_game(), self.agent_index[agent])
-
-    def state(self) -> np.ndarray:
-        self._require_game()
-        return self._encoder.array.copy()
+        return self._observation(agent)
 
     def step(self, action: Any) -> None:
         self._require_game()
@@ -134,18 +88,10 @@ class PacmanAECEnv(AECEnv):
             return
         state = self._require_game()
         index = self.agent_index[agent]
-        try:
-            name = ACTIONS[action] if 0 <= action < len(ACTIONS) else None
-        except TypeError:
-            name = None
-        if name is None:
-            raise PacmanError(f"action {action!r} of {agent} is not in Discrete(5): use 0 to 4")
+        name = action_name(action, agent)
         legal = state.get_legal_actions(index)
         if name not in legal:
-            options = ", ".join(f"{ACTIONS.index(a)} ({a})" for a in legal)
-            raise IllegalActionError(
-                f"action {int(action)} ({name}) is illegal for {agent}; legal: {options}"
-            )
+            raise illegal_action_error(action, agent, legal)
         successor = state.generate_successor(index, name)
         self._encoder.update(state, successor)
         self.game = successor
@@ -155,10 +101,9 @@ class PacmanAECEnv(AECEnv):
         for other in rewards:
             rewards[other] = 0.0
         rewards["pacman_0"] = change
-        if self.num_ghosts:
-            share = -change / self.num_ghosts if change else 0.0
-            for other in self.possible_agents[1:]:
-                rewards[other] = share
+        share = self._ghost_reward(change)
+        for other in self.possible_agents[1:]:
+            rewards[other] = share
         next_agent = self.possible_agents[(index + 1) % len(self.possible_agents)]
         if successor.is_terminal():
             for other in self.agents:
@@ -171,29 +116,5 @@ class PacmanAECEnv(AECEnv):
         self.agent_selection = next_agent
         self._accumulate_rewards()
         if self.render_mode == "human":
-            self._last_move = (index, name, successor)
+            self._moves.append((index, name, successor))
             self.render()
-
-    def render(self) -> np.ndarray | str | None:
-        if self.render_mode is None:
-            return None
-        state = self._require_game()
-        if self.render_mode == "rgb_array":
-            return rendering.rgb_frame(state)
-        if self.render_mode == "ansi":
-            return str(state) + "\n"
-        if self._window is None:
-            self._window = rendering.HumanView(self.metadata["render_fps"])
-        self._window.show(state, [self._last_move] if self._last_move else None)
-        self._last_move = None
-        return None
-
-    def close(self) -> None:
-        if self._window is not None:
-            self._window.close()
-            self._window = None
-
-    def _require_game(self) -> GameState:
-        if self.game is None:
-            raise PacmanError("call reset() before using the environment")
-        return self.game

@@ -10,7 +10,7 @@ pygame is imported only here, and only when a frame or window is asked for.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -39,6 +39,12 @@ _GHOST_COLOURS = (
     (76, 229, 25),
     (153, 25, 229),
 )
+
+
+def render_metadata() -> dict[str, Any]:
+    """The render keys of ``metadata`` for an environment showing one game (a fresh dict)."""
+    # Fresh lists, so that no two environment classes share one mutable metadata value.
+    return {"render_modes": ["human", "rgb_array", "ansi"], "render_fps": 10}
 
 
 def check_render_mode(render_mode: str | None, modes: list[str]) -> None:
@@ -188,3 +194,35 @@ class HumanView:
             self._display.close()
             self._display = None
             self._shown = None
+
+
+class GameRendering:
+    """``render()``'s frames and the ``human`` window of an environment showing one game.
+
+    A mixin: list it before the Gymnasium or PettingZoo base class, whose
+    ``close()`` it replaces. The window opens on the first ``human`` frame at
+    ``metadata["render_fps"]`` and stays open until ``close()``.
+    """
+
+    metadata: ClassVar[dict[str, Any]]
+    render_mode: str | None
+    _window: HumanView | None = None
+
+    def _render_state(
+        self, state: GameState, moves: list[tuple[int, str, GameState]] | None
+    ) -> np.ndarray | str | None:
+        """``state`` in ``render_mode``; ``human`` animates ``moves`` and returns None."""
+        if self.render_mode == "rgb_array":
+            return rgb_frame(state)
+        if self.render_mode == "ansi":
+            return str(state) + "\n"
+        if self.render_mode == "human":
+            if self._window is None:
+                self._window = HumanView(self.metadata["render_fps"])
+            self._window.show(state, moves)
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None

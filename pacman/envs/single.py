@@ -45,8 +45,21 @@ def ghost_factory(ghost: str | GhostFactory) -> GhostFactory:
     return lambda index, rng: cls(index, rng=rng)
 
 
+def check_illegal_action(illegal_action: str) -> None:
+    """Refuse an ``illegal_action`` argument other than ``"stop"`` or ``"error"``."""
+    if illegal_action not in ("stop", "error"):
+        raise PacmanError(f"illegal_action must be 'stop' or 'error', not {illegal_action!r}")
+
+
 def as_layout(layout: str | Layout) -> Layout:
     return layout if isinstance(layout, Layout) else load_layout(layout)
+
+
+def load_game(layout: str | Layout, num_ghosts: int | None) -> tuple[Layout, GameState, int]:
+    """The layout, its starting state with at most ``num_ghosts`` ghosts, and their number."""
+    loaded = as_layout(layout)
+    initial = GameState.initial(loaded, num_ghosts)
+    return loaded, initial, initial.get_num_agents() - 1
 
 
 def starting_state(options: dict[str, Any] | None, initial: GameState) -> GameState:
@@ -64,7 +77,7 @@ def starting_state(options: dict[str, Any] | None, initial: GameState) -> GameSt
     return state
 
 
-class PacmanEnv(gym.Env):
+class PacmanEnv(rendering.GameRendering, gym.Env):
     """Pac-Man on a CS188 maze, as a single-agent Gymnasium environment.
 
     ## Description
@@ -171,10 +184,7 @@ class PacmanEnv(gym.Env):
     - v0: first version.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["human", "rgb_array", "ansi"],
-        "render_fps": 10,
-    }
+    metadata: ClassVar[dict[str, Any]] = rendering.render_metadata()
 
     def __init__(
         self,
@@ -189,8 +199,7 @@ class PacmanEnv(gym.Env):
         reward_scale: float = 1.0,
         reward_fn: RewardFunction | None = None,
     ) -> None:
-        if illegal_action not in ("stop", "error"):
-            raise PacmanError(f"illegal_action must be 'stop' or 'error', not {illegal_action!r}")
+        check_illegal_action(illegal_action)
         if observation not in OBSERVATIONS:
             known = ", ".join(repr(kind) for kind in OBSERVATIONS)
             raise PacmanError(f"observation must be one of {known}, not {observation!r}")
@@ -199,9 +208,7 @@ class PacmanEnv(gym.Env):
                 f"window_radius must be a whole number of cells >= 1, not {window_radius!r}"
             )
         rendering.check_render_mode(render_mode, self.metadata["render_modes"])
-        self.layout = as_layout(layout)
-        self._initial = GameState.initial(self.layout, num_ghosts)
-        self.num_ghosts = self._initial.get_num_agents() - 1
+        self.layout, self._initial, self.num_ghosts = load_game(layout, num_ghosts)
         self.illegal_action = illegal_action
         self.observation_kind = observation
         self.render_mode = render_mode
@@ -248,7 +255,6 @@ class PacmanEnv(gym.Env):
         # Pac-Man's legal actions depend only on its cell: (legal names, mask) per cell.
         self._legal_cache: dict[tuple[float, float], tuple[frozenset[str], np.ndarray]] = {}
         self._no_actions = np.zeros(len(ACTIONS), dtype=np.int8)
-        self._window: rendering.HumanView | None = None
         # The moves of the current step, kept only to animate them in "human" mode.
         self._moves: list[tuple[int, str, GameState]] | None = (
             [] if render_mode == "human" else None
@@ -325,22 +331,10 @@ class PacmanEnv(gym.Env):
     def render(self) -> np.ndarray | str | None:
         if self.state is None:
             raise PacmanError("call reset() before render()")
-        if self.render_mode == "rgb_array":
-            return rendering.rgb_frame(self.state)
-        if self.render_mode == "ansi":
-            return str(self.state) + "\n"
-        if self.render_mode == "human":
-            if self._window is None:
-                self._window = rendering.HumanView(self.metadata["render_fps"])
-            self._window.show(self.state, self._moves)
-            if self._moves:
-                self._moves.clear()
-        return None
-
-    def close(self) -> None:
-        if self._window is not None:
-            self._window.close()
-            self._window = None
+        frame = self._render_state(self.state, self._moves)
+        if self._moves:
+            self._moves.clear()
+        return frame
 
     # -------------------------------------------------------------- helpers
 
