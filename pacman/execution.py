@@ -341,11 +341,19 @@ class TaskRun(Generic[Task, Result]):
         running: dict[Future[Result], int] = {}
         while waiting or running:
             ahead = backend.slots() * TASKS_AHEAD_PER_WORKER
+            lost = False
             while waiting and len(running) < ahead:
                 index = waiting.pop()
-                running[backend.submit(self.function, self.tasks[index])] = index
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            lost = False
+                try:
+                    future = backend.submit(self.function, self.tasks[index])
+                except BrokenProcessPool:
+                    # A worker died since the last look: the pool takes nothing more.
+                    waiting.append(index)
+                    lost = True
+                    break
+                running[future] = index
+            # A broken pool fails every task it holds, so this wait never hangs.
+            done, _ = wait(running, return_when=FIRST_COMPLETED) if running else (set(), set())
             for future in sorted(done, key=running.__getitem__):
                 index = running.pop(future)
                 try:

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from grading_submissions import AFTER_IMPORTS, submission_folder, submission_text
-from test_grading import SMALL, needs_berkeley
+from grading_submissions import AFTER_IMPORTS, SMALL, submission_folder, submission_text
+from test_grading import needs_berkeley
 
 REPO = Path(__file__).resolve().parents[1]
 #: The issue's bound: an interrupted run ends within 2 s of the signal.
@@ -242,3 +242,25 @@ def test_a_second_ctrl_c_ends_a_slow_clean_up_at_once_after_killing_the_workers(
     assert (process.returncode, out, err) == (130, "", "")
     assert time.monotonic() - sent < EXIT_WITHIN
     assert marker.read_text() == "killed"
+
+
+def test_a_pool_that_breaks_as_it_takes_a_task_loses_nothing():
+    """A worker may die between two hand-outs: the pool then refuses the next task itself."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from pacman.execution import TaskRun
+
+    with TaskRun(abs, [-1, -2, -3, -4, -5, -6], jobs=2) as run:
+        backend = run._backend
+        real_submit = backend.submit
+        handed = []
+
+        def breaking_once(function, task):
+            handed.append(task)
+            if len(handed) == 3:
+                raise BrokenProcessPool("a child process terminated abruptly")
+            return real_submit(function, task)
+
+        backend.submit = breaking_once
+        results = list(run)
+    assert sorted(results) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6)]
