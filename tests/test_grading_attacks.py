@@ -88,6 +88,28 @@ def _as_unprivileged(command: list[str], needed: list[str]) -> list[str]:
     ]
 
 
+def batch_command(
+    suite: Path, submissions: Path, summary: Path, isolation: str, move: int
+) -> list[str]:
+    """The grader, as a course runs it on a folder of submissions, two at a time."""
+    return [
+        sys.executable,
+        str(REPO / "autograder.py"),
+        "--test-directory",
+        str(suite),
+        "--submissions",
+        str(submissions),
+        "--summary",
+        str(summary),
+        "--isolation",
+        isolation,
+        "--move-timeout",
+        str(move),
+        "-j",
+        "2",
+    ]
+
+
 def _digest(folder: Path) -> str:
     hasher = hashlib.sha256()
     for path in sorted(folder.rglob("*")):
@@ -189,22 +211,7 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
     summary.parent.mkdir()
 
     isolation = "namespaces" if mode == "namespaces" else "process"
-    command = [
-        sys.executable,
-        str(REPO / "autograder.py"),
-        "--test-directory",
-        str(suite),
-        "--submissions",
-        str(submissions),
-        "--summary",
-        str(summary),
-        "--isolation",
-        isolation,
-        "--move-timeout",
-        "10",
-        "-j",
-        "2",
-    ]
+    command = batch_command(suite, submissions, summary, isolation, 10)
     if mode == "process-no-landlock":
         command += ["--no-landlock", "--unsafe-readable-answers"]
     weak = mode == "process-no-landlock"
@@ -288,22 +295,7 @@ def test_killing_the_grader_takes_every_student_process_with_it(arena):
     staging.mkdir()
     for isolation in ["process", *(["namespaces"] if _probe("namespaces") else [])]:
         grader = subprocess.Popen(
-            [
-                sys.executable,
-                str(REPO / "autograder.py"),
-                "--test-directory",
-                str(suite),
-                "--submissions",
-                str(submissions),
-                "--summary",
-                str(arena / "grades"),
-                "--isolation",
-                isolation,
-                "--move-timeout",
-                "60",
-                "-j",
-                "2",
-            ],
+            batch_command(suite, submissions, arena / "grades", isolation, 60),
             env={**os.environ, "TMPDIR": str(staging)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
