@@ -199,8 +199,12 @@ class _DaskCluster:
         distributed = import_distributed()
         import logging
 
-        # The nanny's notes about restarting a lost worker are the run's business, not the user's.
-        logging.getLogger("distributed").setLevel(logging.ERROR)
+        # The nanny's and the client's notes about a lost worker ("rescheduling") are the run's
+        # business, not the user's. Dask's logging set-up gives some loggers levels of their
+        # own, so each is quieted, not just the parent.
+        for name in ["distributed", *logging.root.manager.loggerDict]:
+            if name == "distributed" or name.startswith("distributed."):
+                logging.getLogger(name).setLevel(logging.ERROR)
         self.cluster = None
         try:
             if address == "local":

@@ -249,7 +249,12 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
     )
     assert len(outcomes) == 14, printed
     through = {name for name, outcome in outcomes.items() if outcome == "SUCCEEDED"}
-    assert through == (GETS_THROUGH_WITHOUT_LANDLOCK if weak else set()), printed
+    if weak:
+        # Another submission's copy can be read only while it is being graded: timing decides.
+        assert GETS_THROUGH_WITHOUT_LANDLOCK - {"read-others"} <= through, printed
+        assert through <= GETS_THROUGH_WITHOUT_LANDLOCK, printed
+    else:
+        assert through == set(), printed
     assert all(o.startswith("blocked (") for n, o in outcomes.items() if n not in through)
     assert "\x1b" not in printed and "| \\x1b[2J\\x1b[HTotal: 25/25" in printed
     stolen = records["attack_thief"]["import_report"]
