@@ -93,10 +93,13 @@ def interrupt(
     return time.monotonic() - sent, err, family
 
 
-def start(args: list[str], cwd: Path) -> subprocess.Popen:
+def start(args: list[str], cwd: Path, temporary: Path | None = None) -> subprocess.Popen:
+    """``args`` in ``cwd``; with ``temporary``, its temporary files go there (TMPDIR)."""
+    env = {**os.environ, "TMPDIR": str(temporary)} if temporary else None
     return subprocess.Popen(
         args,
         cwd=cwd,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -173,7 +176,9 @@ def test_an_interrupted_grading_batch_keeps_every_graded_submission(
     prefix = tmp_path / "out" / "grades"
     args = [sys.executable, str(REPO / "autograder.py"), "--test-directory", str(suite)]
     args += ["--submissions", str(folder), "-j", "2", "--summary", str(prefix)]
-    process = start(args, tmp_path)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    process = start(args, tmp_path, temporary)
     csv_file = Path(str(prefix) + ".csv")
     wait_for_lines(csv_file, 3, process)  # the header and both honest submissions
     time.sleep(0.5)  # both grading processes are now on slow submissions
@@ -192,6 +197,8 @@ def test_an_interrupted_grading_batch_keeps_every_graded_submission(
     # Every process: the grading processes, and the student workers under them (which die
     # with their grading process, by their parent-death signal).
     assert_gone(family)
+    # Nor are the staged copies and scratch folders of the stopped submissions left behind.
+    assert list(temporary.iterdir()) == []
 
 
 def test_a_local_worker_lost_mid_run_costs_nothing(tmp_path):

@@ -27,6 +27,7 @@ from pacman.execution import (
     interruption_handled,
     progress_bar,
     signals_deferred,
+    temporary_root,
 )
 from pacman.grading.submission import (
     GradingOptions,
@@ -135,7 +136,7 @@ def run_batch(
     records: list[dict[str, Any]] = []
     files = f"{summary_prefix}.csv, {summary_prefix}.json"
     stopped: Interrupted | None = None
-    with interruption_handled():
+    with interruption_handled(), temporary_root("pacman-batch-"):
         grades = GradesFiles(summary_prefix, question_names)
         bar = progress_bar(len(tasks), "submission", shown=True)
         try:
