@@ -6,8 +6,34 @@ import ctypes
 import os
 import signal
 import sys
+from typing import Any
 
-_PR_SET_PDEATHSIG = 1
+PR_SET_PDEATHSIG = 1
+
+_libc: Any = None
+
+
+def libc() -> Any:
+    """The C library, loaded once, with errno kept for :func:`check`."""
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    return _libc
+
+
+def check(result: int) -> int:
+    """``result`` of a libc call, or the OSError its errno names when it is negative."""
+    if result < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+    return result
+
+
+def prctl(option: int, *args: Any) -> None:
+    """``prctl(option, ...)``; whole-number arguments are passed as C unsigned longs."""
+    values = [ctypes.c_ulong(arg) if isinstance(arg, int) else arg for arg in args]
+    values += [ctypes.c_ulong(0)] * (4 - len(values))
+    check(libc().prctl(option, *values))
 
 
 def die_with_parent() -> bool:
@@ -19,8 +45,9 @@ def die_with_parent() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     parent = os.getppid()
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0) != 0:
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
         return False
     if os.getppid() != parent:
         os._exit(1)

@@ -31,7 +31,7 @@ import pytest
 from grading_attacks import attack_text
 from grading_submissions import BERKELEY, SMALL, make_mini, submission_folder
 
-from pacman.grading.sandbox import _probe
+from pacman.grading.sandbox import _probe, _untraversable_top
 
 REPO = Path(__file__).resolve().parents[1]
 #: The user the "unprivileged" grader runs as: no account, no groups.
@@ -42,15 +42,6 @@ needs_root = pytest.mark.skipif(
     reason="the attacks are graded as root (and as a user root switches to)",
 )
 needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkeley not present")
-
-
-def _untraversable_top(path: str) -> str | None:
-    current = "/"
-    for part in path.strip("/").split("/")[:-1]:
-        current = os.path.join(current, part)
-        if not os.stat(current).st_mode & 0o001:
-            return current
-    return None
 
 
 def _as_unprivileged(command: list[str], needed: list[str]) -> list[str]:

@@ -38,7 +38,7 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pacman.lifetime import die_with_parent
+from pacman.lifetime import PR_SET_PDEATHSIG, check, die_with_parent, libc, prctl
 
 # -- Landlock ------------------------------------------------------------------------------------
 
@@ -70,19 +70,11 @@ SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/loc
 #: Device files a program may open (reading /dev/urandom, writing /dev/null).
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 
-_libc: Any = None
-
 
 def _syscall(number: int, *args: Any) -> int:
-    global _libc
-    if _libc is None:
-        _libc = ctypes.CDLL(None, use_errno=True)
-    _libc.syscall.restype = ctypes.c_long
-    result = _libc.syscall(ctypes.c_long(number), *args)
-    if result < 0:
-        code = ctypes.get_errno()
-        raise OSError(code, os.strerror(code))
-    return int(result)
+    library = libc()
+    library.syscall.restype = ctypes.c_long
+    return int(check(library.syscall(ctypes.c_long(number), *args)))
 
 
 def landlock_abi() -> int:
@@ -188,7 +180,6 @@ def _landlock(
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
-_PR_SET_PDEATHSIG = 1
 _PR_SET_KEEPCAPS = 8
 _PR_CAPBSET_DROP = 24
 _SECCOMP_RET_ALLOW = 0x7FFF0000
@@ -271,7 +262,7 @@ def seccomp_program(arch: tuple[int, dict[str, int]]) -> bytes:
     out += [
         _bpf(_JEQ_K, 0, 4, numbers["prctl"]),
         _bpf(_LD_W_ABS, 0, 0, 16),
-        _bpf(_JEQ_K, 0, 1, _PR_SET_PDEATHSIG),
+        _bpf(_JEQ_K, 0, 1, PR_SET_PDEATHSIG),
         _bpf(_RET_K, 0, 0, eperm),
         _bpf(_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
     ]
@@ -294,25 +285,11 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def _prctl(option: int, arg: int = 0) -> None:
-    global _libc
-    if _libc is None:
-        _libc = ctypes.CDLL(None, use_errno=True)
-    if _libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0) != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, os.strerror(code))
-
-
 def _seccomp(arch: tuple[int, dict[str, int]]) -> None:
     program = seccomp_program(arch)
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    global _libc
-    if _libc is None:
-        _libc = ctypes.CDLL(None, use_errno=True)
-    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, os.strerror(code))
+    prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog))
 
 
 # -- users and capabilities ----------------------------------------------------------------------
@@ -340,20 +317,20 @@ def _drop_bounding_set(keep: int = -1) -> None:
     for cap in range(64):
         if cap != keep:
             with contextlib.suppress(OSError):
-                _prctl(_PR_CAPBSET_DROP, cap)
+                prctl(_PR_CAPBSET_DROP, cap)
 
 
 def _switch_user(uid: int, keep_read_search: bool) -> None:
     # The bounding set loses every capability for good (CAP_DAC_READ_SEARCH may stay).
     _drop_bounding_set(_CAP_DAC_READ_SEARCH if keep_read_search else -1)
     if keep_read_search:
-        _prctl(_PR_SET_KEEPCAPS, 1)
+        prctl(_PR_SET_KEEPCAPS, 1)
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
     if keep_read_search:
         _set_capabilities(1 << _CAP_DAC_READ_SEARCH)
-        _prctl(_PR_SET_KEEPCAPS, 0)
+        prctl(_PR_SET_KEEPCAPS, 0)
 
 
 # -- all together --------------------------------------------------------------------------------
@@ -407,7 +384,7 @@ def lock_down(
     linux = sys.platform.startswith("linux")
     if linux:
         with contextlib.suppress(OSError):
-            _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+            prctl(_PR_SET_NO_NEW_PRIVS, 1)
             done.no_new_privs = True
     abi = landlock_abi() if done.no_new_privs and landlock is not None else 0
     if abi and landlock is not None:

@@ -293,7 +293,7 @@ def _student_uid(config: SandboxConfig, isolation: str) -> int | None:
     return config.uid if config.uid is not None else allocate_uid()
 
 
-def _needs_read_search(config: SandboxConfig, isolation: str) -> bool:
+def _needs_read_search(isolation: str) -> bool:
     """Whether the student's uid must read past file modes to load the interpreter.
 
     Namespaces mode makes private homes such as /root traversable; process mode cannot,
@@ -495,15 +495,15 @@ def _leaf_process(pid: int) -> int:
     return pid
 
 
-def _status_field(pid: int, name: str) -> str | None:
+def _status(pid: int) -> dict[str, str]:
+    """The fields of ``/proc/PID/status`` (empty where it cannot be read)."""
     try:
         with open(f"/proc/{pid}/status") as handle:
-            for line in handle:
-                if line.startswith(name + ":"):
-                    return line.split(":", 1)[1].strip()
+            return {
+                name: value.strip() for name, _, value in (line.partition(":") for line in handle)
+            }
     except OSError:
-        pass
-    return None
+        return {}
 
 
 def _folder_bytes(folder: str) -> int:
@@ -623,7 +623,7 @@ class Worker:
             "hidden_modules": list(REFERENCE_MODULES) if config.student_files else [],
             "landlock": landlock_spec(config, self.scratch) if config.landlock else None,
             "uid": self.uid,
-            "read_search": self.uid is not None and _needs_read_search(config, self.isolation),
+            "read_search": self.uid is not None and _needs_read_search(self.isolation),
             "isolation": self.isolation,
         }
         deadline = time.monotonic() + 30
@@ -652,17 +652,15 @@ class Worker:
         speaking; the uid, seccomp and no_new_privs are checked in /proc all the same.
         """
         found = dict(said)
-        uids = _status_field(self.pid, "Uid")
-        if uids is not None:
-            real = int(uids.split()[0])
+        status = _status(self.pid)
+        if "Uid" in status:
+            real = int(status["Uid"].split()[0])
             found["uid"] = real
             found["separate_uid"] = real not in (0, os.geteuid())
-        seccomp = _status_field(self.pid, "Seccomp")
-        if seccomp is not None:
-            found["seccomp"] = seccomp == "2"
-        no_new_privs = _status_field(self.pid, "NoNewPrivs")
-        if no_new_privs is not None:
-            found["no_new_privs"] = no_new_privs == "1"
+        if "Seccomp" in status:
+            found["seccomp"] = status["Seccomp"] == "2"
+        if "NoNewPrivs" in status:
+            found["no_new_privs"] = status["NoNewPrivs"] == "1"
         found["isolation"] = self.isolation
         found["answers_hidden"] = answers_hidden(self.isolation, int(found.get("landlock") or 0))
         return found
