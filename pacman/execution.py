@@ -109,8 +109,9 @@ def temporary_root(prefix: str) -> Iterator[str]:
     this one goes when the run ends, whatever ended it. Others may enter it (student
     code running as another user reaches its own staged copy inside) but not list it.
     """
-    import shutil
     import tempfile
+
+    from pacman.cleanup import remove_tree
 
     root = tempfile.mkdtemp(prefix=prefix)
     os.chmod(root, 0o711)
@@ -128,8 +129,7 @@ def temporary_root(prefix: str) -> Iterator[str]:
             os.environ["TMPDIR"] = environ
         # A worker killed a moment ago may still be letting go of its files.
         for _ in range(3):
-            shutil.rmtree(root, ignore_errors=True)
-            if not os.path.exists(root):
+            if remove_tree(root):
                 break
             time.sleep(0.1)
 

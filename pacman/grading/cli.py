@@ -37,6 +37,7 @@ from pacman.grading.sandbox import (
     ISOLATION_MODES,
     Limits,
     SandboxConfig,
+    Worker,
     allocate_uid,
     resolve_isolation,
 )
@@ -155,11 +156,13 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         help="CPU seconds for a whole submission (default: the sum of its tests' limits)",
     )
     add(
+        "--unsafe-weak-sandbox",
         "--unsafe-readable-answers",
         dest="unsafe",
         action="store_true",
-        help="grade --submissions or Gradescope runs even where student code could read the "
-        "solutions (no namespaces and no Landlock on this machine)",
+        help="write grades (--submissions, --results, --gradescope-output) even where the "
+        "sandbox cannot prove its walls here (student code could read the answers, hold "
+        "capabilities or signal the grader); the report says so",
     )
     add(
         "--memory-limit",
@@ -176,8 +179,16 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         help="sandbox strength (default: $PACMAN_GRADER_ISOLATION, else auto)",
     )
     add("--no-audit-hook", dest="audit", action="store_false", help=argparse.SUPPRESS)
-    # Behaves as on a kernel without Landlock (for the grader's own tests).
-    add("--no-landlock", dest="landlock", action="store_false", help=argparse.SUPPRESS)
+    # Behave as on an older kernel: Landlock ABI N at most, none with --no-landlock (for the
+    # grader's own tests; decided here, before any student code runs).
+    add("--landlock-abi", dest="landlock_abi_cap", type=int, default=None, help=argparse.SUPPRESS)
+    add(
+        "--no-landlock",
+        dest="landlock_abi_cap",
+        action="store_const",
+        const=0,
+        help=argparse.SUPPRESS,
+    )
     return parser
 
 
@@ -234,7 +245,7 @@ def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
         limits=_limits(args),
         isolation=args.isolation,
         audit=args.audit,
-        landlock=args.landlock,
+        landlock_abi_cap=args.landlock_abi_cap,
         unsafe=args.unsafe,
         mute=args.mute,
         question=args.question,
@@ -257,33 +268,66 @@ def make_config(
         limits=_limits(args),
         isolation=args.isolation,
         audit=args.audit,
-        landlock=args.landlock,
+        landlock_abi_cap=args.landlock_abi_cap,
+        allow_weak=True,  # run() decides, from the first worker's proof
     )
 
 
-UNSAFE_WARNING = (
-    "WARNING: student code could read the test answers here ({why}): the grades of a "
-    "hostile submission cannot be trusted."
-)
+def _results_leave(args: argparse.Namespace) -> str | None:
+    """The flag through which grades leave this run for others to trust, if any."""
+    for flag, given in (
+        ("--submissions", args.submissions),
+        ("--results", args.results),
+        ("--gradescope-output", args.gradescope),
+    ):
+        if given:
+            return flag
+    return None
 
 
-def check_protections(args: argparse.Namespace, out: TextIO) -> None:
-    """Refuse, or warn in the report's first line, where the answers cannot be hidden."""
-    from pacman.grading.sandbox import answers_hidden_here
+def check_protections(
+    args: argparse.Namespace, config: SandboxConfig, out: TextIO
+) -> tuple[Worker, str | None]:
+    """Start the first student worker and judge what it proved, before any student code runs.
 
-    if not (args.submissions or args.gradescope) and not student_names(args):
-        return
-    hidden, isolation = answers_hidden_here(args.isolation, args.landlock)
-    if hidden:
-        return
-    why = f"{isolation} isolation, and no Landlock on this kernel"
-    if (args.submissions or args.gradescope) and not args.unsafe:
+    Where a protection is missing, refuse (exit 2, one line) when grades would leave the
+    run, unless the instructor passed --unsafe-weak-sandbox; else warn in the report's
+    first line. Returns the worker, to be put to use, and the warning (None: no warning).
+    """
+    from pacman.grading.policy import describe_shortfalls, shortfalls
+    from pacman.grading.sandbox import describe_setting, probe_protections
+
+    protections, worker = probe_protections(config)
+    missing = shortfalls(protections)
+    if not missing:
+        return worker, None
+    why = f"{describe_shortfalls(missing)} ({describe_setting(protections)})"
+    leaving = _results_leave(args)
+    if leaving and not args.unsafe:
+        worker.close()
         raise UsageError(
-            f"autograder: student code could read the test answers here ({why}); refusing to "
-            "grade --submissions or Gradescope runs. Run where namespaces or Landlock work, or "
-            "pass --unsafe-readable-answers to grade anyway."
+            f"autograder: refusing to grade with {leaving}: {why}; run where namespaces or "
+            "Landlock and a separate uid work (docs/grading.md), or pass --unsafe-weak-sandbox"
         )
-    print(UNSAFE_WARNING.format(why=why), file=out, flush=True)
+    warning = f"WARNING: {why}: the grades of a hostile submission cannot be trusted."
+    print(warning, file=out, flush=True)
+    return worker, warning
+
+
+def _batch_probe(args: argparse.Namespace, out: TextIO) -> None:
+    """Check, before grading anyone, that a submission's worker here can prove its walls."""
+    with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
+        uid = allocate_uid()
+        suite = os.path.join(private, "test_cases")
+        os.mkdir(suite, 0o700)
+        # A stand-in for the unpacked suite, so the canary check has an answer to look for.
+        with open(os.path.join(suite, "CONFIG"), "w") as handle:
+            handle.write('order: "q1"\n')
+        stage, staged = stage_files(private, {"multiAgents.py": b""}, uid)
+        config = make_config(args, stage, staged, [suite])
+        config.uid = uid
+        worker, _ = check_protections(args, config, out)
+        worker.close()
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -296,8 +340,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
         import_distributed()
     _limits(args)  # a bad limit fails before anything runs
-    if not args.generate_solutions:
-        check_protections(args, out)
     if args.submissions:
         from pacman.grading.batch import run_batch
 
@@ -312,6 +354,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             suite = read_suite(test_root)
         except SubmissionError as error:
             raise UsageError(f"--test-directory {error}") from None
+        _batch_probe(args, out)
         return run_batch(
             os.path.abspath(args.submissions),
             student_names(args) or ["multiAgents.py"],
@@ -347,6 +390,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             )
             print(f"Wrote {count} solution files.", file=out)
             return 0
+        first_worker, warning = None, None
+        if staged:
+            first_worker, warning = check_protections(args, config, out)
+            # Every later worker must prove as much as the first, or the run stops.
+            config.allow_weak = warning is not None
         print(f"Starting on {time.strftime('%m-%d at %H:%M:%S')}", file=out)
         print("", file=out, flush=True)
 
@@ -371,10 +419,14 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             jobs=args.jobs or os.cpu_count() or 1,
             on_question=show,
             on_start=started,
+            first_worker=first_worker,
         )
     if not args.run_test:
         print(summary_block(result), file=out, flush=True)
     data = results_json(result, args.mute)
+    if warning is not None:
+        data["warning"] = warning
+        data["output"] = f"{warning}\n{data['output']}"
     if args.gradescope:
         write_json("gradescope_response.json", data)
     if args.results:

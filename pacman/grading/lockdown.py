@@ -13,17 +13,21 @@ The worker is trusted until it imports the submission; just before, it calls
   outside the sandbox (ABI 6).
 - **seccomp**: no new processes (threads only), no ``exec``, no sockets, no
   ptrace or cross-process memory access, no mounts or namespaces, no kernel
-  keyrings, BPF, io_uring or handle-based opens, and the parent-death signal
-  cannot be cleared.
-- **a separate uid** when the worker starts as root: the student's code cannot
-  signal the grader or other submissions, nor write files root owns. When
-  Landlock holds the reads, the worker keeps ``CAP_DAC_READ_SEARCH`` so an
-  interpreter under a private home (``/root``) stays readable; Landlock, not
-  file modes, then decides what may be read.
+  keyrings, BPF, io_uring or handle-based opens, no System V shared memory,
+  semaphores or message queues (they would outlive the worker), and the
+  parent-death signal cannot be cleared.
+- **a separate uid and no capabilities** when the worker starts as root: the
+  student's code cannot signal the grader or other submissions, nor write files
+  root owns, nor become root again. Every capability set is emptied (the
+  bounding set too, where the grader holds CAP_SETPCAP). When Landlock holds the
+  reads and the grader holds it, the worker keeps only ``CAP_DAC_READ_SEARCH``
+  so an interpreter under a private home (``/root``) stays readable; Landlock,
+  not file modes, then decides what may be read.
 - **a parent-death signal**: the worker dies with its grader.
 
-Each step is reported in :class:`Protections`, which the grader records in
-every result. Nothing here depends on Python's audit hook.
+What stands is then checked from the inside by :func:`prove`, whose report is the
+``protections`` the grader records in every result. Nothing here depends on
+Python's audit hook.
 """
 
 from __future__ import annotations
@@ -35,9 +39,10 @@ import os
 import stat
 import struct
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
+from pacman.grading.policy import DEVICES
 from pacman.lifetime import PR_SET_PDEATHSIG, check, die_with_parent, libc, prctl
 
 # -- Landlock ------------------------------------------------------------------------------------
@@ -64,11 +69,6 @@ _SCOPE_SIGNAL = 1 << 1
 _READ = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
 #: Rights that make sense on a regular file (Landlock refuses directory rights there).
 _FILE_RIGHTS = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV
-
-#: System folders any Python needs (shared libraries, the loader's cache); nothing secret.
-SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/localtime")
-#: Device files a program may open (reading /dev/urandom, writing /dev/null).
-DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 
 
 def _syscall(number: int, *args: Any) -> int:
@@ -202,6 +202,7 @@ _X86_64 = (
         "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428, "move_mount": 429,
         "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
         "acct": 163, "quotactl": 179, "syslog": 103, "fanotify_init": 300, "prctl": 157,
+        "shmget": 29, "semget": 64, "msgget": 68,
     },
 )  # fmt: skip
 _AARCH64 = (
@@ -218,6 +219,7 @@ _AARCH64 = (
         "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
         "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "acct": 89,
         "quotactl": 60, "syslog": 116, "fanotify_init": 262, "prctl": 167,
+        "shmget": 194, "semget": 190, "msgget": 186,
     },
 )  # fmt: skip
 
@@ -297,10 +299,42 @@ def _seccomp(arch: tuple[int, dict[str, int]]) -> None:
 _CAP_DAC_READ_SEARCH = 2
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _SYS_CAPSET = {"x86_64": 126, "amd64": 126, "aarch64": 91, "arm64": 91}
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+#: The capability sets of /proc/PID/status, as the kernel names them.
+CAPABILITY_SETS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
+
+
+def process_status(pid: int | str = "self", fd: int | None = None) -> dict[str, str]:
+    """The fields of ``/proc/PID/status`` (empty where it cannot be read).
+
+    ``fd``, a descriptor of that file opened earlier, is read afresh instead: the kernel
+    writes the file at each read, and Landlock may since have closed ``/proc``.
+    """
+    try:
+        if fd is not None:
+            text = os.pread(fd, 1 << 16, 0).decode("utf-8", "replace")
+        else:
+            with open(f"/proc/{pid}/status", encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+    except OSError:
+        return {}
+    return {
+        name: value.strip() for name, _, value in (ln.partition(":") for ln in text.splitlines())
+    }
+
+
+def capability_sets(status: dict[str, str]) -> dict[str, int]:
+    """Each capability set of a process (from :func:`process_status`) as a bit mask."""
+    found = {}
+    for name in CAPABILITY_SETS:
+        with contextlib.suppress(KeyError, ValueError):
+            found[name] = int(status[name], 16)
+    return found
 
 
 def _set_capabilities(bits: int) -> None:
-    """Make ``bits`` (capabilities below 32) the effective and permitted set, nothing else."""
+    """Make ``bits`` (capabilities below 32) the effective and permitted set; none inheritable."""
     number = _SYS_CAPSET.get(os.uname().machine.lower())
     if number is None:
         raise OSError(errno.ENOSYS, "capset: unknown architecture")
@@ -314,22 +348,42 @@ def _set_capabilities(bits: int) -> None:
 
 
 def _drop_bounding_set(keep: int = -1) -> None:
+    # Needs CAP_SETPCAP: a container without it keeps its bounding set, which no_new_privs
+    # and an empty permitted set make harmless (nothing can be gained through exec).
     for cap in range(64):
         if cap != keep:
             with contextlib.suppress(OSError):
                 prctl(_PR_CAPBSET_DROP, cap)
 
 
-def _switch_user(uid: int, keep_read_search: bool) -> None:
-    # The bounding set loses every capability for good (CAP_DAC_READ_SEARCH may stay).
+def _drop_capabilities(keep_read_search: bool) -> None:
+    """Leave only CAP_DAC_READ_SEARCH (when asked and held) in any set, else nothing."""
+    keep = _CAP_DAC_READ_SEARCH if keep_read_search else -1
+    _drop_bounding_set(keep)
+    with contextlib.suppress(OSError):
+        prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL)
+    try:
+        _set_capabilities(1 << _CAP_DAC_READ_SEARCH if keep_read_search else 0)
+    except OSError:
+        # Asking for a capability not held fails: then hold none at all. A failure here
+        # too is left for the proof to find (it refuses to grade).
+        with contextlib.suppress(OSError):
+            _set_capabilities(0)
+
+
+def _switch_user(uid: int, keep_read_search: bool, held: int) -> None:
+    """Become ``uid`` (from root), keeping CAP_DAC_READ_SEARCH only when asked and in
+    ``held`` (the permitted set)."""
+    keep_read_search = keep_read_search and bool(held & (1 << _CAP_DAC_READ_SEARCH))
     _drop_bounding_set(_CAP_DAC_READ_SEARCH if keep_read_search else -1)
-    if keep_read_search:
-        prctl(_PR_SET_KEEPCAPS, 1)
+    # Without KEEPCAPS the kernel empties the permitted set as the uid changes; with it,
+    # root's whole permitted set would survive the switch (it is trimmed right after).
+    prctl(_PR_SET_KEEPCAPS, 1 if keep_read_search else 0)
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
-    if keep_read_search:
-        _set_capabilities(1 << _CAP_DAC_READ_SEARCH)
+    _drop_capabilities(keep_read_search)
+    with contextlib.suppress(OSError):
         prctl(_PR_SET_KEEPCAPS, 0)
 
 
@@ -337,56 +391,48 @@ def _switch_user(uid: int, keep_read_search: bool) -> None:
 
 
 @dataclass
-class Protections:
-    """What a worker put in place before running student code (all reported by the worker)."""
+class Walls:
+    """What :func:`lock_down` put up, in the worker's own words (the proof checks it)."""
 
-    isolation: str = "process"  # namespaces, bwrap or process: the grader's choice
-    uid: int = -1  # the student code's uid
-    separate_uid: bool = False  # not the grader's uid
     landlock: int = 0  # ABI version applied (0: none)
     landlock_net: bool = False
     landlock_scopes: bool = False
     seccomp: bool = False
     parent_death_signal: bool = False
     no_new_privs: bool = False
-    audit_hook: bool = False  # a tripwire that explains refusals, not a wall
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["answers_hidden"] = answers_hidden(self.isolation, self.landlock)
-        return data
-
-
-def answers_hidden(isolation: str, landlock: int) -> bool:
-    """Whether solutions and other submissions are out of student code's reach without the
-    audit hook: covered by mounts (``namespaces``, ``bwrap``), or kept out by Landlock."""
-    return isolation in ("namespaces", "bwrap") or landlock > 0
 
 
 def lock_down(
     *,
     landlock: dict[str, list[str]] | None,
     uid: int | None,
-    isolation: str,
     read_search: bool = False,
-) -> Protections:
+    landlock_abi_cap: int | None = None,
+) -> Walls:
     """Put up every wall this kernel allows; return which ones stand.
 
     ``landlock`` holds the paths to read (``reads`` minus ``hidden``, ``keep`` re-opened)
-    and to write (``writes``); None leaves Landlock out. ``read_search`` keeps the right to
-    read past file modes after leaving root, for an interpreter other users cannot read.
+    and to write (``writes``); None leaves Landlock out, and ``landlock_abi_cap`` uses at
+    most that ABI version (the grader's tests play older kernels with it). ``read_search``
+    keeps the right to read past file modes after leaving root, for an interpreter other
+    users cannot read.
 
     Order matters: the uid switch needs root's capabilities (so it comes before seccomp),
     the parent-death signal is cleared by a uid switch (so it comes after), and seccomp
-    must come last so that the worker could still call what it forbids.
+    must come last so that the worker could still call what it forbids. Failures are
+    not reported here: :func:`prove` finds what did not hold.
     """
-    done = Protections(isolation=isolation)
+    done = Walls()
     linux = sys.platform.startswith("linux")
+    # Read while /proc is still open to this process (Landlock closes it).
+    held = capability_sets(process_status()).get("CapPrm", 0)
     if linux:
         with contextlib.suppress(OSError):
             prctl(_PR_SET_NO_NEW_PRIVS, 1)
             done.no_new_privs = True
     abi = landlock_abi() if done.no_new_privs and landlock is not None else 0
+    if landlock_abi_cap is not None:
+        abi = min(abi, landlock_abi_cap)
     if abi and landlock is not None:
         rules = allowed_reads(landlock["reads"], landlock["hidden"], landlock["keep"])
         with contextlib.suppress(OSError):
@@ -400,17 +446,96 @@ def lock_down(
         # that capability would otherwise open up.
         keep = (done.landlock > 0 or read_search) and arch is not None
         with contextlib.suppress(OSError):
-            _switch_user(uid, keep_read_search=keep)
-    if linux and hasattr(os, "geteuid") and os.geteuid() == 0:
+            _switch_user(uid, keep_read_search=keep, held=held)
+    if linux and root and os.geteuid() == 0:
         # Still root (no uid given, or the switch failed): at least no capabilities.
-        _drop_bounding_set()
-        with contextlib.suppress(OSError):
-            _set_capabilities(0)
-    done.uid = os.geteuid() if hasattr(os, "geteuid") else -1
-    done.separate_uid = uid is not None and done.uid == uid and done.uid != 0
+        _drop_capabilities(keep_read_search=False)
     done.parent_death_signal = die_with_parent()
     if arch is not None and done.no_new_privs:
         with contextlib.suppress(OSError):
             _seccomp(arch)
             done.seccomp = True
     return done
+
+
+def _open_fails(path: str, flags: int) -> bool:
+    try:
+        fd = os.open(path, flags | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return True
+    os.close(fd)
+    return False
+
+
+def _signal_fails(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True  # no such process in this view: nothing to signal
+    except PermissionError:
+        return True
+    return False
+
+
+def prove(
+    walls: Walls,
+    *,
+    isolation: str,
+    grader_pid: int,
+    grader_uid: int,
+    canaries: list[str],
+    read_search_allowed: bool,
+    status_fd: int | None = None,
+) -> dict[str, Any]:
+    """Check from the inside, before any student code runs, what the grader will record.
+
+    Nothing is taken on trust: capabilities, uids, no_new_privs and seccomp are read
+    from the kernel (``/proc/self/status``); the answers are hidden only if every canary
+    (a real file among them, picked by the grader) fails to open for reading and for
+    writing; the grader is out of reach only if signalling it fails. The result is the
+    ``protections`` of every grade (see :func:`pacman.grading.policy.shortfalls`).
+    """
+    # A process that can become root again is not a separate user, whatever it says.
+    became_root = False
+    if hasattr(os, "setresuid") and os.geteuid() != 0:
+        with contextlib.suppress(OSError):
+            os.setresuid(0, 0, 0)
+            became_root = True
+    status = process_status(fd=status_fd)
+    sets = capability_sets(status)
+    allowed = (1 << _CAP_DAC_READ_SEARCH) if read_search_allowed and walls.landlock else 0
+    held = {name: bits for name, bits in sets.items() if name != "CapBnd" and bits & ~allowed}
+    uids = [int(u) for u in status.get("Uid", "-1").split()]
+    uid = uids[0] if uids else -1
+    separate = bool(uids) and all(u not in (0, grader_uid) for u in uids)
+    # An unprivileged grader shares its uid with its workers: the kernel keeps them apart
+    # only where Landlock scopes signals (ABI 6) and holds every read and write.
+    shared_but_scoped = (
+        grader_uid != 0 and all(u == grader_uid for u in uids) and walls.landlock_scopes
+    )
+    in_pid_namespace = os.getpid() == 1
+    unreachable = in_pid_namespace or _signal_fails(grader_pid)
+    hidden = all(
+        _open_fails(path, os.O_RDONLY) and _open_fails(path, os.O_WRONLY) for path in canaries
+    )
+    covered = isolation in ("namespaces", "bwrap") or walls.landlock > 0
+    return {
+        "isolation": isolation,
+        "uid": uid,
+        "separate_uid": separate and not became_root,
+        "own_uid": (separate or shared_but_scoped) and not became_root,
+        "no_capabilities": not held and sets != {} and not became_root,
+        "capabilities_held": {name: f"{bits:x}" for name, bits in held.items()},
+        "bounding_set_empty": sets.get("CapBnd", -1) & ~allowed == 0,
+        "no_new_privs": status.get("NoNewPrivs") == "1",
+        "seccomp": status.get("Seccomp") == "2",
+        "landlock": walls.landlock,
+        "landlock_net": walls.landlock_net,
+        "landlock_scopes": walls.landlock_scopes,
+        "answers_hidden": hidden and covered,
+        "canaries": len(canaries),
+        "grader_unreachable": unreachable,
+        "pid_namespace": in_pid_namespace,
+        "parent_death_signal": walls.parent_death_signal,
+        "audit_hook": False,
+    }

@@ -29,6 +29,7 @@ from pacman.grading.sandbox import (
     Limits,
     SandboxConfig,
     SandboxError,
+    Worker,
     WorkerDied,
     WorkerPool,
     WorkerTimeout,
@@ -238,12 +239,14 @@ def grade(
     jobs: int = 2,
     on_question: Callable[[Question, QuestionResult], None] | None = None,
     on_start: Callable[[str | None, str], None] | None = None,
+    first_worker: Worker | None = None,
 ) -> RunResult:
     """Run every test of ``questions`` against the code ``config`` describes.
 
     ``on_start`` hears, before the first question, why the student's files do not
     import (None when they do) and what they printed meanwhile; ``on_question`` hears
-    each question as it is scored.
+    each question as it is scored. ``first_worker`` (already started with ``config``,
+    as the protections were checked) is put to use instead of being started again.
     """
     started = time.monotonic()
     solutions = {
@@ -255,6 +258,8 @@ def grade(
     }
     budget_seconds = submission_budget(questions, solutions, config.limits)
     pool = WorkerPool(config)
+    if first_worker is not None:
+        pool.adopt(first_worker)
     ctx = Context(pool, config.limits, Budget(budget_seconds))
     everything = [(q, test, path) for q in questions for test, path in q.tests]
     order = sorted(range(len(everything)), key=lambda i: -everything[i][1].cost())

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 import shutil
 import signal
@@ -37,9 +38,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from pacman.cleanup import remove_tree, tree_usage
 from pacman.errors import PacmanError
 from pacman.grading import protocol
-from pacman.grading.lockdown import SYSTEM_READ, answers_hidden, landlock_abi
+from pacman.grading.lockdown import capability_sets, process_status
+from pacman.grading.policy import (
+    Policy,
+    describe_shortfalls,
+    make_policy,
+    shortfalls,
+    this_machine,
+)
 
 _BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.grading.worker import main; main(sys.argv[1:3])"
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -83,49 +92,11 @@ class SandboxConfig:
     limits: Limits = field(default_factory=Limits)
     isolation: str = "auto"
     audit: bool = True
-    landlock: bool = True  # off only to check how the grader behaves on kernels without it
+    #: Use at most this Landlock ABI (0: none), to try the grader as on an older kernel.
+    landlock_abi_cap: int | None = None
     uid: int | None = None  # the submission's own uid (root graders); None: allocate one
-
-
-#: The project's search code (relative to the project root): hidden from student code, which
-#: could otherwise import the reference agents or the grader's reference searches.
-REFERENCE_CODE = (
-    "agents",
-    os.path.join("pacman", "grading", "diagnose.py"),
-    os.path.join("pacman", "grading", "reference.py"),
-)
-#: What Landlock keeps from student code besides the suites (relative to the project root):
-#: the reference agents, the grader's own code (its shims excepted), the project's suites
-#: and tests (whose fixtures include full-marks submissions).
-PRIVATE_CODE = (
-    "agents",
-    os.path.join("pacman", "grading"),
-    os.path.join("pacman", "test_cases"),
-    "test_cases",
-    "tests",
-)
-#: The same, as module names, for the worker's import check.
-REFERENCE_MODULES = ("agents", "pacman.grading.diagnose", "pacman.grading.reference")
-
-
-def project_copies() -> list[str]:
-    """Every folder from which the project's packages could be imported: the one running,
-    and any installed copy on ``sys.path`` (a wheel in site-packages beside a checkout)."""
-    roots = [os.path.realpath(PROJECT_ROOT)]
-    for entry in sys.path:
-        real = os.path.realpath(entry or ".")
-        if real not in roots and os.path.isfile(os.path.join(real, "pacman", "__init__.py")):
-            roots.append(real)
-    return roots
-
-
-def private_paths(names: tuple[str, ...]) -> list[str]:
-    """``names`` (relative to the project root) in every copy of the project."""
-    return [os.path.join(root, name) for root in project_copies() for name in names]
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(os.path.join(folder, ""))
+    #: Run student code even where the proof finds a protection missing (the caller warns).
+    allow_weak: bool = False
 
 
 def runtime_paths() -> list[str]:
@@ -144,59 +115,73 @@ def runtime_paths() -> list[str]:
     return found
 
 
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(os.path.join(folder, ""))
+
+
 def _under_private_mounts(paths: list[str]) -> list[str]:
     """Those of ``paths`` that the worker's private ``/tmp`` and ``/dev/shm`` would hide."""
     return [p for p in paths if any(_inside(p, top) for top in ("/tmp", "/dev/shm"))]
 
 
-def hidden_paths(config: SandboxConfig) -> list[str]:
-    """The folders to cover in a mount namespace, minus any holding what the worker needs.
+def make_worker_policy(config: SandboxConfig, scratch: str) -> Policy:
+    """The policy (:mod:`.policy`) every mechanism of one worker renders."""
+    return make_policy(
+        this_machine(),
+        student=bool(config.student_files),
+        code_dir=os.path.realpath(config.code_dir) if config.code_dir else None,
+        deny=[os.path.realpath(p) for p in config.deny],
+        scratch=scratch,
+    )
 
-    ``--code-directory .`` in a course folder may hold the grader itself: that folder stays
-    visible (read-only), while the suite inside it is still hidden.
+
+def mount_hidden(policy: Policy) -> list[str]:
+    """The answers a mount namespace or bwrap covers before the worker starts.
+
+    A folder holding what the worker needs to start (the interpreter, the project, the
+    student's folder: ``--code-directory .`` in a course folder may hold the grader) stays
+    visible, read-only; its answers inside are still covered, and the proof's canaries
+    show whether anything was left readable.
     """
-    needed = runtime_paths()
-    if config.code_dir:
-        needed.append(os.path.realpath(config.code_dir))
-    found = []
-    deny = list(config.deny)
-    if config.student_files:
-        # Student code must not borrow the project's own answers.
-        deny += private_paths(REFERENCE_CODE)
-    for path in deny:
-        real = os.path.realpath(path)
-        if not any(_inside(need, real) for need in needed) and real not in found:
-            found.append(real)
-    return found
+    needed = runtime_paths() + ([policy.code_dir] if policy.code_dir else [])
+    return [path for path in policy.answers if not any(_inside(need, path) for need in needed)]
 
 
-def landlock_spec(config: SandboxConfig, scratch: str) -> dict[str, list[str]]:
-    """What the worker may read and write once Landlock holds (see :mod:`.lockdown`).
-
-    Student code reads the interpreter, the game's public modules, the layouts and its own
-    staged files; never the grader's code, the suites, the reference agents or the tests.
-    """
-    from pacman.layout import bundled_layout_dir
-
-    package = os.path.join(PROJECT_ROOT, "pacman")
-    roots = [*SYSTEM_READ, sys.prefix, sys.base_prefix, os.path.dirname(sys.executable)]
-    roots += [package, str(bundled_layout_dir())]
-    keep = [sys.prefix, sys.base_prefix, os.path.join(package, "grading", "shims")]
-    hidden = [os.path.realpath(p) for p in config.deny]
-    if config.student_files:
-        hidden += private_paths(PRIVATE_CODE)
-        roots.append(config.code_dir or "")
-        keep.append(config.code_dir or "")
-    else:
-        # The project's own agents are what is graded: they must be importable.
-        roots.append(os.path.join(PROJECT_ROOT, "agents"))
-        hidden += private_paths(tuple(name for name in PRIVATE_CODE if name != "agents"))
+def landlock_rules(policy: Policy) -> dict[str, list[str]]:
+    """The policy as :func:`.lockdown.lock_down` applies it with Landlock."""
     return {
-        "reads": [r for r in roots if r],
-        "hidden": hidden,
-        "keep": [k for k in keep if k],
-        "writes": [scratch],
+        "reads": list(policy.reads),
+        "hidden": [*policy.answers, *policy.grader_code],
+        "keep": list(policy.keep),
+        "writes": list(policy.writes),
     }
+
+
+@functools.lru_cache(maxsize=64)
+def choose_canaries(answers: tuple[str, ...]) -> tuple[str, ...]:
+    """One real file in each of ``answers``: the proof checks that each fails to open.
+
+    A folder's first file in name order stands for it (the mechanisms hide folders whole).
+    """
+    found = []
+    for path in answers:
+        if os.path.isfile(path):
+            found.append(path)
+            continue
+        stack, seen = [path], 0
+        while stack and seen < 2000:
+            folder = stack.pop()
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
+            except OSError:
+                continue
+            seen += len(entries)
+            files = [e.path for e in entries if e.is_file(follow_symlinks=False)]
+            if files:
+                found.append(files[-1])
+                break
+            stack += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+    return tuple(found)
 
 
 class SandboxError(PacmanError):
@@ -338,12 +323,18 @@ def _untraversable_top(path: str) -> str | None:
     return None
 
 
+#: An empty file nobody but root may open, laid over hidden files in namespaces mode.
+_COVER = "/dev/.hidden"
 #: Device nodes of the worker's own /dev in namespaces mode: (name, major, minor).
 _DEVICES = (("null", 1, 3), ("zero", 1, 5), ("full", 1, 7), ("random", 1, 8), ("urandom", 1, 9))
 
 
 def _namespace_script(
-    config: SandboxConfig, inner: list[str], scratch: str, keep_fds: tuple[int, ...] = ()
+    config: SandboxConfig,
+    policy: Policy,
+    inner: list[str],
+    scratch: str,
+    keep_fds: tuple[int, ...] = (),
 ) -> str:
     """Shell run as root inside fresh namespaces: hide, freeze, fresh /dev, then exec Python.
 
@@ -374,7 +365,10 @@ def _namespace_script(
     lines.append("exec " + " ".join(f"{fd}<{_shell_quote(top)}" for top, fd in descriptors.items()))
     for top in covers:
         if top == "/tmp":
-            lines.append(f"mount -t tmpfs -o size={config.limits.disk_mb}m,mode=1777 none /tmp")
+            lines.append(
+                f"mount -t tmpfs -o size={config.limits.disk_mb}m,"
+                f"nr_inodes={policy.max_scratch_entries},mode=1777 none /tmp"
+            )
             lines.append(f"mkdir -p -m 1777 {_shell_quote(scratch)}")
         else:
             lines.append(f"mount -t tmpfs -o size=64k,mode=0755 none {_shell_quote(top)}")
@@ -392,6 +386,8 @@ def _namespace_script(
     for name, major, minor in _DEVICES:
         lines.append(f"mknod -m 666 /dev/{name} c {major} {minor}")
     lines.append("ln -s /proc/self/fd /dev/fd")
+    # What hidden files are covered with: it cannot be opened at all (/dev/null could).
+    lines.append(f": > {_COVER} && chmod 000 {_COVER}")
     lines.append("mkdir /dev/shm")
     lines.append("mount -o remount,ro /dev")
     lines.append("mount -t tmpfs -o size=16m,nosuid,nodev,noexec none /dev/shm")
@@ -399,11 +395,11 @@ def _namespace_script(
     lines.append("mount -t tmpfs -o size=4k,ro none /sys")
     for knob in ("/proc/sys", "/proc/sysrq-trigger"):
         lines.append(f"mount --bind {knob} {knob} && mount -o remount,bind,ro {knob}")
-    for path in hidden_paths(config):
+    for path in mount_hidden(policy):
         if os.path.isfile(path):
             # A path under a covered folder is already gone; any other must be covered.
             quoted = _shell_quote(path)
-            lines.append(f"[ ! -e {quoted} ] || mount --bind /dev/null {quoted}")
+            lines.append(f"[ ! -e {quoted} ] || mount --bind {_COVER} {quoted}")
         elif os.path.isdir(path):
             lines.append(
                 f"mount -t tmpfs -o size=4k,mode=0755,ro none {_shell_quote(path)} 2>/dev/null || true"
@@ -418,14 +414,17 @@ def _namespace_script(
     return "\n".join(lines)
 
 
-def _bwrap_command(config: SandboxConfig, inner: list[str], scratch: str) -> list[str]:
+def _bwrap_command(
+    config: SandboxConfig, policy: Policy, inner: list[str], scratch: str
+) -> list[str]:
     command = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     command += ["--tmpfs", "/tmp", "--dir", scratch, "--tmpfs", "/dev/shm"]
     for path in _under_private_mounts(runtime_paths()):
         command += ["--ro-bind", path, path]
-    for path in hidden_paths(config):
+    for path in mount_hidden(policy):
         if os.path.isfile(path):
-            command += ["--ro-bind", "/dev/null", path]
+            # A file with no permissions: /dev/null would open (and prove nothing hidden).
+            command += ["--perms", "0000", "--ro-bind-data", "0", path]
         elif os.path.isdir(path):
             command += ["--tmpfs", path]
     if config.code_dir:
@@ -467,12 +466,11 @@ def _describe_exit(code: int | None, limits: Limits) -> str:
 
 
 def _cpu_seconds(pid: int) -> float | None:
-    """CPU time used so far by process ``pid`` (all its threads), read from /proc."""
-    try:
-        with open(f"/proc/{pid}/schedstat", "rb") as handle:
-            return int(handle.read().split()[0]) / 1e9
-    except (OSError, ValueError, IndexError):
-        pass
+    """CPU time used so far by process ``pid``, every thread it ran counted, from /proc.
+
+    ``/proc/PID/stat`` counts the whole thread group, live and ended threads alike
+    (``schedstat`` would count the main thread only, and a helper thread would go free).
+    """
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             fields = handle.read().rsplit(b")", 1)[1].split()
@@ -495,30 +493,12 @@ def _leaf_process(pid: int) -> int:
     return pid
 
 
-def _status(pid: int) -> dict[str, str]:
-    """The fields of ``/proc/PID/status`` (empty where it cannot be read)."""
+def _threads(pid: int) -> int:
+    """How many threads process ``pid`` runs (0 where /proc cannot tell)."""
     try:
-        with open(f"/proc/{pid}/status") as handle:
-            return {
-                name: value.strip() for name, _, value in (line.partition(":") for line in handle)
-            }
+        return len(os.listdir(f"/proc/{pid}/task"))
     except OSError:
-        return {}
-
-
-def _folder_bytes(folder: str) -> int:
-    total = 0
-    stack = [folder]
-    while stack:
-        current = stack.pop()
-        with contextlib.suppress(OSError), os.scandir(current) as entries:
-            for entry in entries:
-                with contextlib.suppress(OSError):
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    else:
-                        total += entry.stat(follow_symlinks=False).st_blocks * 512
-    return total
+        return 0
 
 
 class Worker:
@@ -536,10 +516,12 @@ class Worker:
         self.protections: dict[str, Any] = {}
         self.last_cpu = 0.0  # CPU seconds the last request used
         self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
+        self._disk_looked_at = 0.0  # when the scratch folder was last measured
         self._next_id = 0
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         # The only folder student code may write to (and its TMPDIR).
         self.scratch = tempfile.mkdtemp(prefix="pacman-scratch-")
+        self.policy = make_worker_policy(config, self.scratch)
         self.uid = _student_uid(config, self.isolation)
         try:
             self._start()
@@ -571,10 +553,12 @@ class Worker:
                 *_unshare_prefix(),
                 "/bin/sh",
                 "-c",
-                _namespace_script(config, inner, self.scratch, (to_child_r, from_child_w)),
+                _namespace_script(
+                    config, self.policy, inner, self.scratch, (to_child_r, from_child_w)
+                ),
             ]
         elif self.isolation == "bwrap":
-            command = _bwrap_command(config, inner, self.scratch)
+            command = _bwrap_command(config, self.policy, inner, self.scratch)
         else:
             command = inner
         env = {
@@ -610,21 +594,28 @@ class Worker:
         self._wfd = to_child_w
         self._rfd = from_child_r
         limits = config.limits
+        policy = self.policy
         setup = {
             "memory_mb": limits.memory_mb,
             "cpu_seconds": _life_cpu_seconds(limits),
             "fsize_mb": limits.fsize_mb,
-            "deny": hidden_paths(config),
-            "writable": [self.scratch],
+            "deny": list(policy.answers),
+            "writable": list(policy.writes),
             "student": list(config.student_files),
             "path": [config.code_dir] if config.code_dir else [],
             "chdir": config.code_dir,
             "audit": config.audit,
-            "hidden_modules": list(REFERENCE_MODULES) if config.student_files else [],
-            "landlock": landlock_spec(config, self.scratch) if config.landlock else None,
+            "hidden_modules": list(policy.hidden_modules),
+            "landlock": landlock_rules(policy) if config.landlock_abi_cap != 0 else None,
+            "landlock_abi_cap": config.landlock_abi_cap,
             "uid": self.uid,
             "read_search": self.uid is not None and _needs_read_search(self.isolation),
             "isolation": self.isolation,
+            "proof": {
+                "grader_pid": os.getpid(),
+                "grader_uid": os.geteuid() if hasattr(os, "geteuid") else -1,
+                "canaries": list(choose_canaries(policy.answers)),
+            },
         }
         deadline = time.monotonic() + 30
         try:
@@ -644,25 +635,41 @@ class Worker:
             raise SandboxError("a student worker sent a malformed greeting")
         self.pid = _leaf_process(self.process.pid)
         self.protections = self._checked_protections(ready.get("protections") or {})
+        missing = shortfalls(self.protections)
+        if missing and not config.allow_weak:
+            # Refused before the student's code is imported: nothing of it has run.
+            self.kill()
+            raise SandboxError(
+                f"refusing to grade here: {describe_shortfalls(missing)} "
+                f"({describe_setting(self.protections)})"
+            )
 
     def _checked_protections(self, said: dict[str, Any]) -> dict[str, Any]:
-        """The worker's own account of its walls, with what the kernel shows put over it.
+        """The worker's proof (:func:`.lockdown.prove`), with the kernel's view put over it.
 
         The greeting comes before any student code runs, so it is the grader's code
-        speaking; the uid, seccomp and no_new_privs are checked in /proc all the same.
+        speaking; what /proc shows of the worker from outside is checked all the same.
         """
         found = dict(said)
-        status = _status(self.pid)
+        status = process_status(self.pid)
         if "Uid" in status:
-            real = int(status["Uid"].split()[0])
-            found["uid"] = real
-            found["separate_uid"] = real not in (0, os.geteuid())
-        if "Seccomp" in status:
-            found["seccomp"] = status["Seccomp"] == "2"
-        if "NoNewPrivs" in status:
-            found["no_new_privs"] = status["NoNewPrivs"] == "1"
+            uids = [int(u) for u in status["Uid"].split()]
+            found["uid"] = uids[0]
+            grader = os.geteuid()
+            if any(u in (0, grader) for u in uids):
+                found["separate_uid"] = False
+                if not (grader != 0 and found.get("landlock_scopes") is True and 0 not in uids):
+                    found["own_uid"] = False
+        sets = capability_sets(status)
+        if sets:
+            allowed = (1 << 2) if found.get("landlock") else 0  # CAP_DAC_READ_SEARCH
+            if any(bits & ~allowed for name, bits in sets.items() if name != "CapBnd"):
+                found["no_capabilities"] = False
+        if status.get("Seccomp") != "2":
+            found["seccomp"] = False
+        if status.get("NoNewPrivs") != "1":
+            found["no_new_privs"] = False
         found["isolation"] = self.isolation
-        found["answers_hidden"] = answers_hidden(self.isolation, int(found.get("landlock") or 0))
         return found
 
     # -- life and death ------------------------------------------------------------------------
@@ -692,7 +699,7 @@ class Worker:
         self.kill()
         with contextlib.suppress(OSError):
             self._output.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        remove_tree(self.scratch)
 
     def _fail(self, why: str) -> None:
         process = self.process
@@ -744,7 +751,6 @@ class Worker:
         wall_limit = backstop(cpu_limit) if cpu_start is not None else cpu_limit
         deadline = started + wall_limit
         quota = self.config.limits.disk_mb * 1024 * 1024
-        last_disk_look = [started]
 
         def watch() -> None:
             now = time.monotonic()
@@ -757,12 +763,7 @@ class Worker:
                         f"({limit_name}; {seconds(used)} measured)"
                     )
                     raise protocol.Timeout(self.dead)
-            if self.isolation == "process" and now - last_disk_look[0] > 0.5:
-                # No private tmpfs to cap the scratch folder: its size is checked instead.
-                last_disk_look[0] = now
-                if _folder_bytes(self.scratch) > quota:
-                    self.dead = f"wrote more than {self.config.limits.disk_mb} MB of files"
-                    raise protocol.Timeout(self.dead)
+            self._check_footprint(quota, now)
 
         try:
             protocol.write_frame(self._wfd, request, deadline, watch, self.POLL)
@@ -791,10 +792,38 @@ class Worker:
             raise WorkerDied(self.dead or "") from None
         if cpu_start is not None:
             self._cpu_mark = self.cpu_seconds()
+            try:
+                # Threads left running between requests count against the caps as well.
+                self._check_footprint(quota, time.monotonic())
+            except protocol.Timeout:
+                self.kill()
+                raise WorkerDied(self.dead or "") from None
             self.last_cpu = max(0.0, (self._cpu_mark or cpu_start) - cpu_start)
         else:
             self.last_cpu = time.monotonic() - started
         return reply
+
+    def _check_footprint(self, quota: int, now: float) -> None:
+        """Stop a worker over its thread cap or its scratch quota (bytes and entries).
+
+        Counted here, from outside, so the caps hold for an unprivileged grader too, whose
+        workers share its uid (``RLIMIT_NPROC`` counts per uid). The scratch folder is
+        walked at most twice a second.
+        """
+        policy = self.policy
+        if _threads(self.pid) > policy.max_threads:
+            self.dead = f"started more than {policy.max_threads} threads"
+            raise protocol.Timeout(self.dead)
+        if now - self._disk_looked_at < 0.5:
+            return
+        self._disk_looked_at = now
+        used, entries = tree_usage(self.scratch, max_entries=policy.max_scratch_entries)
+        if used > quota or entries > policy.max_scratch_entries:
+            self.dead = (
+                f"wrote more than {self.config.limits.disk_mb} MB or "
+                f"{policy.max_scratch_entries} files and folders"
+            )
+            raise protocol.Timeout(self.dead)
 
     def mark_output(self) -> None:
         """Start collecting the student's output for a new test.
@@ -825,14 +854,24 @@ class Worker:
         return text
 
 
-def answers_hidden_here(isolation: str, landlock: bool = True) -> tuple[bool, str]:
-    """Whether student workers in ``isolation`` cannot read the answers here, and the mode.
+def describe_setting(protections: dict[str, Any]) -> str:
+    """``process isolation, uid 0, Landlock v2`` for one line of a refusal or a warning."""
+    parts = [f"{protections.get('isolation') or 'no'} isolation"]
+    if protections.get("uid") is not None:
+        parts.append(f"uid {protections['uid']}")
+    held = protections.get("capabilities_held") or {}
+    if held:
+        parts.append("capabilities " + ", ".join(f"{k} {v}" for k, v in sorted(held.items())))
+    abi = protections.get("landlock") or 0
+    parts.append(f"Landlock v{abi}" if abi else "no Landlock")
+    return ", ".join(parts)
 
-    Every worker reports what it really had in force; this is the same rule, known before
-    any worker starts.
-    """
-    mode = resolve_isolation(isolation)
-    return answers_hidden(mode, landlock_abi() if landlock else 0), mode
+
+def probe_protections(config: SandboxConfig) -> tuple[dict[str, Any], Worker]:
+    """Start one worker as ``config`` would (its student files are not imported yet) and
+    return what it proved, with the worker, which the caller closes or puts to use."""
+    worker = Worker(dataclasses.replace(config, allow_weak=True))
+    return worker.protections, worker
 
 
 def _life_cpu_seconds(limits: Limits) -> int:
@@ -861,6 +900,15 @@ class WorkerPool:
     def isolation(self) -> str:
         """The isolation its workers run in."""
         return self.protections.get("isolation") or resolve_isolation(self.config.isolation)
+
+    def adopt(self, worker: Worker) -> None:
+        """Take ``worker`` (started with this pool's config, e.g. by :func:`probe_protections`)
+        as the first to hand out."""
+        with self._lock:
+            self._all.append(worker)
+            self._spare.append(worker)
+            if not self.protections:
+                self.protections = worker.protections
 
     def release(self) -> None:
         """Hand this thread's worker to the next thread that needs one (it stays alive)."""

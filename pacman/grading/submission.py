@@ -39,8 +39,8 @@ class GradingOptions:
     limits: Limits = field(default_factory=Limits)
     isolation: str = "auto"
     audit: bool = True
-    landlock: bool = True
-    unsafe: bool = False  # --unsafe-readable-answers: grade even where answers are readable
+    landlock_abi_cap: int | None = None  # at most this Landlock ABI (tests of older kernels)
+    unsafe: bool = False  # --unsafe-weak-sandbox: grade where the sandbox's proof fails
     mute: bool = False
     question: str | None = None
     jobs: int = 1
@@ -180,11 +180,19 @@ def _zero_record(task: SubmissionTask, questions: list[Any], error: str) -> dict
     }
 
 
+def _weakness(protections: dict[str, Any]) -> str | None:
+    """What the sandbox could not prove for this submission (graded so by --unsafe-weak-sandbox)."""
+    from pacman.grading.policy import describe_shortfalls, shortfalls
+
+    missing = shortfalls(protections)
+    return describe_shortfalls(missing) if missing else None
+
+
 def grade_submission(task: SubmissionTask) -> dict[str, Any]:
     """Grade one submission end to end; return its record (see docs/grading.md, grades.json)."""
     from pacman.grading.report import format_test, import_report
     from pacman.grading.runner import grade, load_suite
-    from pacman.grading.sandbox import allocate_uid, answers_hidden_here
+    from pacman.grading.sandbox import allocate_uid
 
     options = task.options
     with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
@@ -194,15 +202,6 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
         questions = load_suite(suite_dir, options.question, display_root=private)
         if task.error is not None:
             return _zero_record(task, questions, task.error)
-        # Checked where the grading runs: a Dask worker may offer less than the grader's machine.
-        hidden, mode = answers_hidden_here(options.isolation, options.landlock)
-        if not hidden and not options.unsafe:
-            return _zero_record(
-                task,
-                questions,
-                f"not graded: student code could read the answers on {socket.gethostname()} "
-                f"({mode} isolation, no Landlock); see --unsafe-readable-answers",
-            )
         uid = allocate_uid()
         stage, staged = stage_files(private, task.files, uid)
         config = SandboxConfig(
@@ -212,13 +211,16 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
             limits=options.limits,
             isolation=options.isolation,
             audit=options.audit,
-            landlock=options.landlock,
+            landlock_abi_cap=options.landlock_abi_cap,
             uid=uid,
+            allow_weak=options.unsafe,
         )
         try:
+            # Each worker proves its walls before the student's code is imported; where it
+            # cannot (a Dask worker may offer less than the grader's machine), SandboxError.
             run = grade(questions, config, jobs=options.jobs)
         except Exception as error:  # the grader's trouble must not stop a batch
-            return _zero_record(task, questions, f"could not be graded: {error}")
+            return _zero_record(task, questions, f"not graded on {socket.gethostname()}: {error}")
     return {
         "submission": task.name,
         "error": run.load_error,
@@ -227,6 +229,7 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
         "seconds": round(run.seconds, 3),
         "isolation": run.isolation,
         "protections": run.protections,
+        "warning": _weakness(run.protections),
         "budget_seconds": run.budget_seconds,
         "import_report": "\n".join(import_report(run.load_error, run.import_output, options.mute)),
         "questions": {

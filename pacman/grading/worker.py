@@ -398,14 +398,27 @@ def serve(rfd: int, wfd: int) -> None:
 
         for name in ("MinimaxAgent", "ReflexAgent"):
             getattr(agents, name, None)
-    from pacman.grading.lockdown import lock_down
+    from pacman.grading.lockdown import lock_down, prove
 
-    protections = lock_down(
+    # Opened while /proc is still readable: the proof reads the kernel's account through it.
+    status_fd = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
+    walls = lock_down(
         landlock=setup.get("landlock"),
         uid=setup.get("uid"),
-        isolation=setup.get("isolation", ""),
         read_search=bool(setup.get("read_search")),
-    ).to_dict()
+        landlock_abi_cap=setup.get("landlock_abi_cap"),
+    )
+    expected = setup.get("proof") or {}
+    protections = prove(
+        walls,
+        isolation=setup.get("isolation", ""),
+        grader_pid=int(expected.get("grader_pid", os.getppid())),
+        grader_uid=int(expected.get("grader_uid", -1)),
+        canaries=list(expected.get("canaries", [])),
+        read_search_allowed=bool(setup.get("read_search")) or bool(setup.get("landlock")),
+        status_fd=status_fd,
+    )
+    os.close(status_fd)
     if setup.get("audit", True):
         # Libraries such as numpy import ctypes; loading it here (trusted) lets them import,
         # while the hook still refuses every ctypes call and library load made later.
