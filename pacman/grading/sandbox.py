@@ -119,11 +119,6 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(os.path.join(folder, ""))
 
 
-def _under_private_mounts(paths: list[str]) -> list[str]:
-    """Those of ``paths`` that the worker's private ``/tmp`` and ``/dev/shm`` would hide."""
-    return [p for p in paths if any(_inside(p, top) for top in ("/tmp", "/dev/shm"))]
-
-
 def make_worker_policy(config: SandboxConfig, scratch: str) -> Policy:
     """The policy (:mod:`.policy`) every mechanism of one worker renders."""
     return make_policy(
@@ -323,112 +318,105 @@ def _untraversable_top(path: str) -> str | None:
     return None
 
 
-#: An empty file nobody but root may open, laid over hidden files in namespaces mode.
-_COVER = "/dev/.hidden"
 #: Device nodes of the worker's own /dev in namespaces mode: (name, major, minor).
 _DEVICES = (("null", 1, 3), ("zero", 1, 5), ("full", 1, 7), ("random", 1, 8), ("urandom", 1, 9))
 
 
-def _namespace_script(
-    config: SandboxConfig,
-    policy: Policy,
-    inner: list[str],
-    scratch: str,
-    keep_fds: tuple[int, ...] = (),
-) -> str:
-    """Shell run as root inside fresh namespaces: hide, freeze, fresh /dev, then exec Python.
-
-    The worker itself then leaves root and locks itself down (:mod:`.lockdown`).
-    ``keep_fds`` are the worker's pipes, which the script must not reuse or close.
+def visible_tree(policy: Policy) -> tuple[list[str], list[str]]:
+    """The read-only tree a namespace or bwrap worker sees: (folders and files to bring in,
+    answers inside them to cover). Nothing else of the machine exists in its view, so a
+    copy of the answers the grader does not know of (an old course folder) is out of
+    sight as well; the answers it does know of are covered where a folder brought in
+    holds them (an installed wheel's suite inside the interpreter's prefix).
     """
-    spare = [fd for fd in range(3, 10) if fd not in keep_fds]
-    lines = ["set -e"]
-    own = config.code_dir
-    if own:
-        lines.append(f"cd {_shell_quote(own)}")
-    # Every mount read-only, except the kernel's own file systems (replaced below).
-    lines.append(
-        "awk '{print $5}' /proc/self/mountinfo | while read -r m; do case \"$m\" in "
-        '/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) ;; *) mount -o remount,bind,ro "$m" 2>/dev/null || true ;; esac; done'
-    )
-    # Folders the worker's private mounts would hide, but that hold what it needs: the
-    # interpreter or a checkout under /tmp, or under a home other users cannot enter.
-    needed = runtime_paths()
-    covers = ["/tmp"]
-    for path in needed:
-        top = _untraversable_top(path)
-        if top and top not in covers and not any(_inside(top, c) for c in covers):
-            covers.append(top)
-    descriptors = dict(zip(covers, spare, strict=False))
-    if len(descriptors) < len(covers):
-        raise SandboxError("too many private folders to cover")
-    lines.append("exec " + " ".join(f"{fd}<{_shell_quote(top)}" for top, fd in descriptors.items()))
-    for top in covers:
-        if top == "/tmp":
-            lines.append(
-                f"mount -t tmpfs -o size={config.limits.disk_mb}m,"
-                f"nr_inodes={policy.max_scratch_entries},mode=1777 none /tmp"
-            )
-            lines.append(f"mkdir -p -m 1777 {_shell_quote(scratch)}")
-        else:
-            lines.append(f"mount -t tmpfs -o size=64k,mode=0755 none {_shell_quote(top)}")
-    for path in needed:
-        top = next((c for c in covers if _inside(path, c)), None)
-        if top is None:
+    shown: list[str] = []
+    for path in sorted(os.path.realpath(p) if not os.path.islink(p) else p for p in policy.reads):
+        if os.path.lexists(path) and not any(_inside(path, other) for other in shown):
+            shown.append(path)
+    covered = [
+        path
+        for path in mount_hidden(policy)
+        if os.path.exists(path) and any(_inside(path, top) for top in shown)
+    ]
+    return shown, covered
+
+
+def _namespace_script(
+    config: SandboxConfig, policy: Policy, inner: list[str], scratch: str, root: str, uid: int
+) -> str:
+    """Shell run as root inside fresh namespaces: build the worker's own root, then exec.
+
+    The root is an empty tmpfs on ``root`` holding read-only binds of what the policy lets
+    the worker read (answers inside them covered), a fresh /proc and /dev, and a scratch
+    tmpfs of the quota's size owned by ``uid``; Python then starts chrooted into it. The
+    worker itself then leaves root and locks itself down (:mod:`.lockdown`).
+    """
+    chroot = shutil.which("chroot") or "/usr/sbin/chroot"
+    q = _shell_quote
+    lines = ["set -e", f"mount -t tmpfs -o size=1m,mode=0755 none {q(root)}"]
+    shown, covered = visible_tree(policy)
+    for path in shown:
+        target = q(root + path)
+        lines.append(f"mkdir -p {q(os.path.dirname(root + path))}")
+        if os.path.islink(path):
+            lines.append(f"ln -s {q(os.readlink(path))} {target}")
             continue
-        source = f"/proc/self/fd/{descriptors[top]}{path[len(top) :]}"
-        lines.append(f"mkdir -p {_shell_quote(path)}")
-        lines.append(f"mount --no-canonicalize --bind {_shell_quote(source)} {_shell_quote(path)}")
-        lines.append(f"mount -o remount,bind,ro {_shell_quote(path)}")
-    lines.append("exec " + " ".join(f"{fd}<&-" for fd in descriptors.values()))
-    # A /dev of the worker's own: a few harmless devices, read-only, and a private /dev/shm.
-    lines.append("mount -t tmpfs -o size=64k,mode=0755,nosuid,noexec none /dev")
+        lines.append(f"mkdir -p {target}" if os.path.isdir(path) else f": > {target}")
+        lines.append(f"mount --no-canonicalize --bind {q(path)} {target}")
+        lines.append(f"mount -o remount,bind,ro,nosuid,nodev {target}")
+    # A file nobody but root may open, laid over hidden files (/dev/null would open).
+    cover = f"{root}/dev/.hidden"
+    lines.append(f"mkdir -p {q(root)}/proc {q(root)}/dev")
+    lines.append(f"mount -t proc -o nosuid,nodev,noexec proc {q(root)}/proc")
+    for knob in ("sys", "sysrq-trigger"):
+        target = q(f"{root}/proc/{knob}")
+        lines.append(f"mount --bind {target} {target} && mount -o remount,bind,ro {target}")
+    lines.append(f"mount -t tmpfs -o size=64k,mode=0755,nosuid,noexec none {q(root)}/dev")
     for name, major, minor in _DEVICES:
-        lines.append(f"mknod -m 666 /dev/{name} c {major} {minor}")
-    lines.append("ln -s /proc/self/fd /dev/fd")
-    # What hidden files are covered with: it cannot be opened at all (/dev/null could).
-    lines.append(f": > {_COVER} && chmod 000 {_COVER}")
-    lines.append("mkdir /dev/shm")
-    lines.append("mount -o remount,ro /dev")
-    lines.append("mount -t tmpfs -o size=16m,nosuid,nodev,noexec none /dev/shm")
-    # No /sys at all, and the kernel's settings under /proc read-only.
-    lines.append("mount -t tmpfs -o size=4k,ro none /sys")
-    for knob in ("/proc/sys", "/proc/sysrq-trigger"):
-        lines.append(f"mount --bind {knob} {knob} && mount -o remount,bind,ro {knob}")
-    for path in mount_hidden(policy):
-        if os.path.isfile(path):
-            # A path under a covered folder is already gone; any other must be covered.
-            quoted = _shell_quote(path)
-            lines.append(f"[ ! -e {quoted} ] || mount --bind {_COVER} {quoted}")
-        elif os.path.isdir(path):
-            lines.append(
-                f"mount -t tmpfs -o size=4k,mode=0755,ro none {_shell_quote(path)} 2>/dev/null || true"
-            )
-    if own:
-        # The student's staged folder may live under a covered path: bind it back from the cwd.
-        lines.append(f"mkdir -p {_shell_quote(own)} 2>/dev/null || true")
-        lines.append(f"mount --no-canonicalize --bind . {_shell_quote(own)}")
-        lines.append(f"mount -o remount,bind,ro {_shell_quote(own)}")
-        lines.append(f"cd {_shell_quote(own)}")
-    lines.append("exec " + " ".join(_shell_quote(part) for part in inner))
+        lines.append(f"mknod -m 666 {q(root)}/dev/{name} c {major} {minor}")
+    lines.append(f"ln -s /proc/self/fd {q(root)}/dev/fd")
+    lines.append(f": > {q(cover)} && chmod 000 {q(cover)}")
+    lines.append(f"mkdir {q(root)}/dev/shm")
+    lines.append(f"mount -o remount,ro {q(root)}/dev")
+    lines.append(f"mount -t tmpfs -o size=16m,nosuid,nodev,noexec none {q(root)}/dev/shm")
+    for path in covered:
+        target = q(root + path)
+        if os.path.isdir(path):
+            lines.append(f"mount -t tmpfs -o size=4k,mode=0755,ro none {target}")
+        else:
+            lines.append(f"mount --bind {q(cover)} {target}")
+    # The scratch folder: the only place to write, capped in bytes and in files by tmpfs.
+    limits = config.limits
+    lines.append(f"mkdir -p {q(root + scratch)}")
+    lines.append(
+        f"mount -t tmpfs -o size={limits.disk_mb}m,nr_inodes={policy.max_scratch_entries},"
+        f"mode=0700,uid={uid},gid={uid},nosuid,nodev none {q(root + scratch)}"
+    )
+    lines.append(f"mount -o remount,ro {q(root)}")
+    lines.append(f"exec {q(chroot)} {q(root)} " + " ".join(q(part) for part in inner))
     return "\n".join(lines)
 
 
 def _bwrap_command(
     config: SandboxConfig, policy: Policy, inner: list[str], scratch: str
 ) -> list[str]:
-    command = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    command += ["--tmpfs", "/tmp", "--dir", scratch, "--tmpfs", "/dev/shm"]
-    for path in _under_private_mounts(runtime_paths()):
-        command += ["--ro-bind", path, path]
-    for path in mount_hidden(policy):
-        if os.path.isfile(path):
+    command = ["bwrap"]
+    shown, covered = visible_tree(policy)
+    for path in shown:
+        if os.path.islink(path):
+            command += ["--symlink", os.readlink(path), path]
+        else:
+            command += ["--ro-bind", path, path]
+    command += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
+    command += ["--size", str(config.limits.disk_mb * 1024 * 1024), "--tmpfs", scratch]
+    for path in covered:
+        if os.path.isdir(path):
+            command += ["--tmpfs", path]
+        else:
             # A file with no permissions: /dev/null would open (and prove nothing hidden).
             command += ["--perms", "0000", "--ro-bind-data", "0", path]
-        elif os.path.isdir(path):
-            command += ["--tmpfs", path]
     if config.code_dir:
-        command += ["--ro-bind", config.code_dir, config.code_dir, "--chdir", config.code_dir]
+        command += ["--chdir", config.code_dir]
     command += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--"]
     return command + inner
 
@@ -521,6 +509,7 @@ class Worker:
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         # The only folder student code may write to (and its TMPDIR).
         self.scratch = tempfile.mkdtemp(prefix="pacman-scratch-")
+        self.root: str | None = None  # namespaces mode: where the worker's root is mounted
         self.policy = make_worker_policy(config, self.scratch)
         self.uid = _student_uid(config, self.isolation)
         try:
@@ -554,7 +543,7 @@ class Worker:
                 "/bin/sh",
                 "-c",
                 _namespace_script(
-                    config, self.policy, inner, self.scratch, (to_child_r, from_child_w)
+                    config, self.policy, inner, self.scratch, self._root(), self.uid or 0
                 ),
             ]
         elif self.isolation == "bwrap":
@@ -644,6 +633,12 @@ class Worker:
                 f"({describe_setting(self.protections)})"
             )
 
+    def _root(self) -> str:
+        """An empty folder on which the worker's namespace mounts its own root."""
+        if self.root is None:
+            self.root = tempfile.mkdtemp(prefix="pacman-root-")
+        return self.root
+
     def _checked_protections(self, said: dict[str, Any]) -> dict[str, Any]:
         """The worker's proof (:func:`.lockdown.prove`), with the kernel's view put over it.
 
@@ -700,6 +695,8 @@ class Worker:
         with contextlib.suppress(OSError):
             self._output.close()
         remove_tree(self.scratch)
+        if self.root is not None:
+            remove_tree(self.root)
 
     def _fail(self, why: str) -> None:
         process = self.process
