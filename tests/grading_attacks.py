@@ -172,6 +172,97 @@ attack("import-reference-agents", _import_agents)
 print("\x1b[2J\x1b[HTotal: 25/25")
 """
 
+#: What a process holding root's capabilities would try: each must fail in every setting the
+#: grader accepts. It first shows what the kernel says it holds (read from its own status).
+PRIVILEGE_ATTACKS = r"""
+hook_off_by_code()
+import ctypes as _ctypes
+
+
+def _status():
+    with open("/proc/self/status") as handle:
+        fields = dict(line.split(":", 1) for line in handle.read().splitlines() if ":" in line)
+    return {name: value.strip() for name, value in fields.items()}
+
+
+def _hold_capabilities():
+    # CAP_DAC_READ_SEARCH (bit 2) alone is the grader's design where Landlock holds the reads.
+    held = {n: _status()[n] for n in ("CapInh", "CapPrm", "CapEff", "CapAmb")}
+    if not any(int(value, 16) & ~0x4 for value in held.values()):
+        raise PermissionError("no capability held beyond CAP_DAC_READ_SEARCH")
+
+
+def _become_root():
+    _os.setresuid(0, 0, 0)
+
+
+def _signal_parent():
+    parent = _os.getppid()
+    if parent <= 1:
+        raise ProcessLookupError("the parent is outside this view")
+    _os.kill(parent, 0)
+
+
+def _sysv_shared_memory():
+    libc = _ctypes.CDLL(None, use_errno=True)
+    libc.shmget.restype = _ctypes.c_int
+    key = libc.shmget(0, 4096, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+    if key < 0:
+        raise OSError(_ctypes.get_errno(), "shmget failed")
+
+
+print("STATUS", {n: _status().get(n) for n in ("Uid", "CapInh", "CapPrm", "CapEff", "CapAmb", "NoNewPrivs", "Seccomp")})
+attack("hold-capabilities", _hold_capabilities)
+attack("become-root", _become_root)
+attack("chmod-batch-folder", lambda: _os.chmod("@STAGES@", 0))
+attack("chown-suite", lambda: _os.chown("@SUITE@", _os.getuid(), _os.getgid()))
+attack("signal-parent", _signal_parent)
+attack("sysv-shared-memory", _sysv_shared_memory)
+attack("truncate-grader-code", lambda: _os.truncate("@PROJECT@/pacman/grading/report.py", 0))
+attack("read-project-fixture", lambda: open("@PROJECT@/tests/fixtures/grading/cs188_style/multiAgents.py").read())
+attack("read-project-suite", lambda: open("@PROJECT@/test_cases/q2/CONFIG").read())
+attack("read-old-course", lambda: open("@OLDCOURSE@/q2/0-small-tree.solution").read())
+"""
+
+#: 3 s of CPU in a helper thread, outside the GIL, on every Minimax move (q2): the move limit
+#: counts it, so q2 is lost.
+THREAD_HOG = r"""import hashlib, threading
+        data = b"x" * (1 << 24)
+
+        def hog():
+            until = time.process_time() + 3.0
+            while time.process_time() < until:
+                hashlib.sha256(data).digest()
+
+        helper = threading.Thread(target=hog)
+        helper.start()
+        helper.join()
+        return self.value(gameState, 0, 0)[1]"""
+
+#: 100 sleeping threads on every AlphaBeta move (q3): over the thread cap, so q3 is lost.
+THREAD_BOMB = r"""import threading
+        threading.stack_size(64 * 1024)
+        for _ in range(100):
+            threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+        return self.value(gameState, 0, 0, float("-inf"), float("inf"))[1]"""
+
+#: At import: a scratch tree 1100 folders deep, deeper than shutil.rmtree can recurse and more
+#: than the 1024 files and folders a scratch folder may hold.
+SCRATCH_TREE = r"""
+import os as _os
+import tempfile as _tempfile
+
+_os.chdir(_tempfile.gettempdir())
+try:
+    for _ in range(1100):
+        _os.mkdir("d")
+        _os.chdir("d")
+    print("ATTACK scratch-tree: SUCCEEDED")
+except OSError as error:
+    print("ATTACK scratch-tree: blocked (" + type(error).__name__ + ")")
+_os.chdir(_os.path.dirname(_os.path.abspath(__file__)))
+"""
+
 #: Reads the solutions with each way of switching the hook off, and forges its replies from
 #: them; it has no search code, so it earns points only if a solution was read.
 THIEF = r'''
@@ -252,6 +343,26 @@ DEEP_RECURSION = r"""import sys
         return self.value(gameState, 0, 0, float("-inf"), float("inf"))[1]"""
 
 ATTACKS: dict[str, tuple[str, list[Change]]] = {
+    "attack_privileges": (
+        "switches the hook off and uses what root's capabilities would give, then plays honestly",
+        [(None, AFTER_IMPORTS, AFTER_IMPORTS + HOOK_OFF + PRIVILEGE_ATTACKS)],
+    ),
+    "attack_threads": (
+        "burns CPU in a helper thread on q2, starts 100 threads on q3, plays q4 honestly",
+        [
+            (None, AFTER_IMPORTS, AFTER_IMPORTS + "import time\n"),
+            ("MinimaxAgent", "return self.value(gameState, 0, 0)[1]", THREAD_HOG),
+            (
+                "AlphaBetaAgent",
+                'return self.value(gameState, 0, 0, float("-inf"), float("inf"))[1]',
+                THREAD_BOMB,
+            ),
+        ],
+    ),
+    "attack_scratch": (
+        "builds a scratch tree 3000 folders deep and 3000 wide at import, then plays honestly",
+        [(None, AFTER_IMPORTS, AFTER_IMPORTS + SCRATCH_TREE)],
+    ),
     "attack_everything": (
         "switches the audit hook off, attacks the machine and other submissions, then plays honestly",
         [(None, AFTER_IMPORTS, AFTER_IMPORTS + HOOK_OFF + KERNEL_ATTACKS)],

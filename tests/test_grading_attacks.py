@@ -25,11 +25,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from grading_attacks import attack_text
-from grading_submissions import BERKELEY, SMALL, make_mini, submission_folder
+from grading_submissions import BERKELEY, HONEST, SMALL, make_mini, submission_folder
 
 from pacman.grading.sandbox import _probe, _untraversable_top
 
@@ -44,13 +45,25 @@ needs_root = pytest.mark.skipif(
 needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkeley not present")
 
 
-def _as_unprivileged(command: list[str], needed: list[str]) -> list[str]:
-    """``command`` run by GRADER_UID, in a mount namespace where ``needed`` is reachable.
+#: Docker's (and Podman's) default capabilities for root in a container: no CAP_SYS_ADMIN (so no
+#: namespaces), no CAP_DAC_READ_SEARCH.
+DOCKER_CAPS = (
+    "chown,dac_override,fowner,fsetid,kill,setgid,setuid,setpcap,net_bind_service,net_raw,"
+    "sys_chroot,mknod,audit_write,setfcap"
+)
 
-    An interpreter under /root is not reachable by other users: the folder is covered with
-    an open tmpfs and the needed paths are bound back, as a site admin would install a
-    Python anyone can run.
+
+def _in_setting(command: list[str], needed: list[str], runner: str) -> list[str]:
+    """``command`` as ``runner`` runs it: ``root`` as it is, ``docker`` as root holding only
+    Docker's default capabilities, ``unprivileged`` as GRADER_UID with no capability.
+
+    The last two run in a mount namespace where ``needed`` is reachable by anyone: an
+    interpreter under /root is not, so the folder is covered with an open tmpfs and the
+    needed paths are bound back, as a container image or a site admin installs a Python
+    anyone can run.
     """
+    if runner == "root":
+        return command
     quote = lambda text: "'" + text.replace("'", "'\\''") + "'"  # noqa: E731
     lines = ["set -e"]
     tops = sorted({t for t in map(_untraversable_top, needed) if t})
@@ -62,11 +75,14 @@ def _as_unprivileged(command: list[str], needed: list[str]) -> list[str]:
                 lines.append(f"mkdir -p {quote(path)}")
                 source = f"/proc/self/fd/{number}{path[len(top) :]}"
                 lines.append(f"mount --no-canonicalize --bind {quote(source)} {quote(path)}")
-    user = f"--reuid={GRADER_UID} --regid={GRADER_UID} --clear-groups"
-    lines.append(
-        f"exec setpriv {user} --inh-caps=-all --bounding-set=-all -- "
-        + " ".join(quote(c) for c in command)
-    )
+    if runner == "docker":
+        caps = "--inh-caps=-all --ambient-caps=-all --bounding-set=-all," + ",".join(
+            "+" + cap for cap in DOCKER_CAPS.split(",")
+        )
+    else:
+        user = f"--reuid={GRADER_UID} --regid={GRADER_UID} --clear-groups"
+        caps = f"{user} --inh-caps=-all --bounding-set=-all"
+    lines.append(f"exec setpriv {caps} -- " + " ".join(quote(c) for c in command))
     return [
         "unshare",
         "--mount",
@@ -136,9 +152,38 @@ def arena():
     shutil.rmtree(base, ignore_errors=True)
 
 
-MODES = ["namespaces", "process", "process-unprivileged", "process-no-landlock"]
+@dataclass(frozen=True)
+class Setting:
+    """Where a course grades: who runs the grader, with which flags, and what must happen."""
+
+    runner: str  # root, docker (root with Docker's default capabilities) or unprivileged
+    flags: tuple[str, ...] = ()
+    refused: str | None = None  # what the one-line refusal names; None: grading runs
+    weak: bool = False  # graded with --unsafe-weak-sandbox where answers are readable
+
+
+SETTINGS = {
+    "namespaces": Setting("root", ("--isolation", "namespaces")),
+    "namespaces-no-landlock": Setting("root", ("--isolation", "namespaces", "--landlock-abi", "0")),
+    "process": Setting("root", ("--isolation", "process")),
+    "docker": Setting("docker"),
+    "docker-landlock-v2": Setting("docker", ("--landlock-abi", "2")),
+    "docker-no-landlock": Setting("docker", ("--landlock-abi", "0"), "read the test answers"),
+    "process-no-landlock": Setting(
+        "root", ("--isolation", "process", "--landlock-abi", "0"), "read the test answers"
+    ),
+    "process-no-landlock-unsafe": Setting(
+        "root",
+        ("--isolation", "process", "--landlock-abi", "0", "--unsafe-weak-sandbox"),
+        weak=True,
+    ),
+    "unprivileged": Setting("unprivileged", ("--isolation", "process")),
+    "unprivileged-landlock-v5": Setting(
+        "unprivileged", ("--isolation", "process", "--landlock-abi", "5"), "signal the grader"
+    ),
+}
 #: What gets through where no mode can hide the answers (process mode, root, no Landlock):
-#: the grader refuses batches there unless told --unsafe-readable-answers (docs/grading.md).
+#: the grader refuses batches there unless told --unsafe-weak-sandbox (docs/grading.md).
 GETS_THROUGH_WITHOUT_LANDLOCK = {
     "read-solution",
     "list-suite",
@@ -147,25 +192,67 @@ GETS_THROUGH_WITHOUT_LANDLOCK = {
     "read-others",
     "import-reference-agents",
 }
+#: The same for the privilege attacks: the student's uid keeps CAP_DAC_READ_SEARCH there
+#: (its interpreter is under /root), so it reads whatever root may read.
+PRIVILEGES_WITHOUT_LANDLOCK = {
+    "read-project-fixture",
+    "read-project-suite",
+    "read-old-course",
+}
+
+
+def _project_copy(arena: Path) -> Path:
+    """The grader as a course installs it, in a folder of its own (so attacks on its code
+    change a copy, and the copy's suite and fixtures are answers to hide)."""
+    project = arena / "project"
+    for name in ("pacman", "agents", "layouts", "test_cases"):
+        shutil.copytree(REPO / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "autograder.py", project / "autograder.py")
+    fixture = project / "tests" / "fixtures" / "grading" / "cs188_style"
+    fixture.mkdir(parents=True)
+    shutil.copy(HONEST, fixture / "multiAgents.py")
+    return project
+
+
+def _sysv_segments() -> set[str]:
+    with open("/proc/sysvipc/shm") as handle:
+        return {line.split()[1] for line in handle.readlines()[1:] if line.split()}
+
+
+def _outcomes(printed: str) -> dict[str, str]:
+    return dict(
+        line.split("ATTACK ", 1)[1].split(": ", 1)
+        for line in printed.splitlines()
+        if "ATTACK " in line and ": " in line.split("ATTACK ", 1)[1]
+    )
 
 
 @needs_root
 @needs_berkeley
-@pytest.mark.parametrize("mode", MODES)
-def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
-    if mode == "namespaces" and not _probe("namespaces"):
+@pytest.mark.parametrize("name", list(SETTINGS))
+def test_every_attack_in_every_setting(arena, name):
+    """Each class of hostile submission graded in one setting courses use: where the grader
+    accepts the setting, every attack fails (the hook switched off) and each submission
+    earns only what its honest parts earn; where it cannot keep that promise, it refuses
+    in one line before grading anyone."""
+    setting = SETTINGS[name]
+    if "namespaces" in setting.flags and not _probe("namespaces"):
         pytest.skip("namespaces do not work on this machine")
-    if mode == "process-unprivileged" and not shutil.which("unshare"):
-        pytest.skip("unshare is needed to run the grader as another user")
+    if setting.runner != "root" and not (shutil.which("unshare") and shutil.which("setpriv")):
+        pytest.skip("unshare and setpriv (util-linux) are needed to change the grader's setting")
+    project = _project_copy(arena)
     suite = make_mini(arena, SMALL)
     # Writable and readable by anyone: only the sandbox may stop a submission here.
     for path in [suite, *suite.rglob("*")]:
         path.chmod(0o777 if path.is_dir() else 0o666)
-    suite_digest = _digest(suite)
+    # A copy of the answers the grader is not told of, readable by anyone.
+    (arena / "old").mkdir()
+    old_course = make_mini(arena / "old", SMALL)
+    watched = {"suite": _digest(suite), "project": _digest(project)}
     canary = arena / "canary.txt"
     canary.write_text("original")
     canary.chmod(0o666)
-    devname = f"pacman-attack-{os.getpid()}-{mode}"
+    devname = f"pacman-attack-{os.getpid()}-{name}"
     forged = arena / "forged-results"
     staging = arena / "tmp"  # the grader's TMPDIR: stages and scratch folders live here
     staging.mkdir()
@@ -175,6 +262,7 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
     listener.setblocking(False)
     with open("/proc/sys/kernel/core_pattern") as handle:
         core_pattern = handle.read()
+    segments = _sysv_segments()
 
     submissions = arena / "submissions"
     submissions.mkdir()
@@ -186,14 +274,22 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
         "port": str(listener.getsockname()[1]),
         "results": str(forged),
         "stages": str(staging),
+        "project": str(project),
+        "oldcourse": str(old_course),
     }
-    for name in ("attack_everything", "attack_thief", "attack_junk_reply", "attack_disk"):
-        (submissions / name).mkdir()
-        (submissions / name / "multiAgents.py").write_text(attack_text(name, **fill))
-    (submissions / "attack_recursion").mkdir()
-    (submissions / "attack_recursion" / "multiAgents.py").write_text(
-        attack_text("attack_recursion")
+    attacks = (
+        "attack_everything",
+        "attack_thief",
+        "attack_junk_reply",
+        "attack_disk",
+        "attack_recursion",
+        "attack_privileges",
+        "attack_threads",
+        "attack_scratch",
     )
+    for attack in attacks:
+        (submissions / attack).mkdir()
+        (submissions / attack / "multiAgents.py").write_text(attack_text(attack, **fill))
     (submissions / "linked").mkdir()
     (submissions / "linked" / "multiAgents.py").symlink_to(
         submissions / "cs188_style" / "multiAgents.py"
@@ -201,45 +297,80 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
     summary = arena / "out" / "grades"
     summary.parent.mkdir()
 
-    isolation = "namespaces" if mode == "namespaces" else "process"
-    command = batch_command(suite, submissions, summary, isolation, 10)
-    if mode == "process-no-landlock":
-        command += ["--no-landlock", "--unsafe-readable-answers"]
-    weak = mode == "process-no-landlock"
-    if mode == "process-unprivileged":
+    command = [
+        sys.executable,
+        str(project / "autograder.py"),
+        "--test-directory",
+        str(suite),
+        "--submissions",
+        str(submissions),
+        "--summary",
+        str(summary),
+        "--move-timeout",
+        "2",
+        "-j",
+        "2",
+        *setting.flags,
+    ]
+    if setting.runner == "unprivileged":
         for path in [staging, summary.parent]:
             os.chown(path, GRADER_UID, GRADER_UID)
-        needed = [sys.prefix, sys.base_prefix, os.path.dirname(sys.executable), str(REPO)]
-        command = _as_unprivileged(command, [os.path.realpath(p) for p in needed])
+    needed = [sys.prefix, sys.base_prefix, os.path.dirname(sys.executable), str(REPO)]
+    command = _in_setting(command, [os.path.realpath(p) for p in needed], setting.runner)
     env = {**os.environ, "TMPDIR": str(staging)}
     done = subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "Traceback" not in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
 
+    if setting.refused is not None:
+        assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
+        assert done.stderr.count("\n") == 1, done.stderr
+        assert done.stderr.startswith("autograder: refusing to grade with --submissions: ")
+        assert setting.refused in done.stderr
+        assert done.stdout == ""
+        assert not Path(str(summary) + ".csv").exists()
+        assert list(staging.iterdir()) == []
+        return
+
+    assert done.returncode == 0, done.stderr[-3000:]
     with open(str(summary) + ".csv", newline="") as handle:
         rows = {row["submission"]: row for row in csv.DictReader(handle)}
     data = json.loads(Path(str(summary) + ".json").read_text())
     records = {record["submission"]: record for record in data["submissions"]}
+    assert sorted(rows) == sorted([*attacks, "cs188_style", "linked"])
     grades = {name: (row["q2"], row["q3"], row["q4"]) for name, row in rows.items()}
+    weak = setting.weak
     assert grades["cs188_style"] == ("5", "5", "5")
     # Attacks that fail leave an honest search: full marks, no more, no less.
     assert grades["attack_everything"] == ("5", "5", "5")
+    assert grades["attack_privileges"] == ("5", "5", "5")
     # No search code: points only from stolen solutions.
     assert grades["attack_thief"] == (("5", "5", "5") if weak else ("0", "0", "0"))
     assert grades["attack_junk_reply"] == ("0", "5", "5")
     assert grades["attack_recursion"] == ("5", "0", "5")
     assert grades["attack_disk"][:2] == ("5", "5")
+    # CPU in a helper thread is charged to the move; a thread bomb ends the worker.
+    assert grades["attack_threads"] == ("0", "0", "5")
+    threads = records["attack_threads"]["questions"]
+    q2_report = "\n".join(t["report"] for t in threads["q2"]["tests"])
+    assert "used more than 2.0 s of CPU time" in q2_report, q2_report
+    q3_report = "\n".join(t["report"] for t in threads["q3"]["tests"])
+    assert "started more than 64 threads" in q3_report, q3_report
+    # A scratch folder over its file count: refused by the worker's own tmpfs (namespaces),
+    # or the worker is stopped and the submission does not import (counted from outside).
+    scratch_report = records["attack_scratch"]["import_report"]
+    if "namespaces" in setting.flags:
+        assert grades["attack_scratch"] == ("5", "5", "5"), scratch_report
+        assert "ATTACK scratch-tree: blocked (OSError)" in scratch_report, scratch_report
+    else:
+        assert grades["attack_scratch"] == ("0", "0", "0"), scratch_report
+        assert "1024 files and folders" in scratch_report, scratch_report
     assert grades["linked"] == ("0", "0", "0")
     assert "symbolic link" in rows["linked"]["error"]
 
     printed = records["attack_everything"]["import_report"]
-    outcomes = dict(
-        line.split("ATTACK ", 1)[1].split(": ", 1)
-        for line in printed.splitlines()
-        if "ATTACK " in line
-    )
+    outcomes = _outcomes(printed)
     assert len(outcomes) == 14, printed
-    through = {name for name, outcome in outcomes.items() if outcome == "SUCCEEDED"}
+    through = {n for n, outcome in outcomes.items() if outcome == "SUCCEEDED"}
     if weak:
         # Another submission's copy can be read only while it is being graded: timing decides.
         assert GETS_THROUGH_WITHOUT_LANDLOCK - {"read-others"} <= through, printed
@@ -248,25 +379,52 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
         assert through == set(), printed
     assert all(o.startswith("blocked (") for n, o in outcomes.items() if n not in through)
     assert "\x1b" not in printed and "| \\x1b[2J\\x1b[HTotal: 25/25" in printed
+    privileges = records["attack_privileges"]["import_report"]
+    outcomes = _outcomes(privileges)
+    assert len(outcomes) == 10, privileges
+    through = {n for n, outcome in outcomes.items() if outcome == "SUCCEEDED"}
+    assert through == (PRIVILEGES_WITHOUT_LANDLOCK if weak else set()), privileges
+    if not weak:
+        # What the kernel says the submission's process holds: nothing, as another user.
+        status = privileges.split("STATUS ", 1)[1].splitlines()[0]
+        # Root in process mode keeps CAP_DAC_READ_SEARCH where the interpreter is under
+        # /root and Landlock decides the reads; everywhere else, nothing at all.
+        read_search = setting.runner == "root" and "namespaces" not in setting.flags
+        allowed = {"0000000000000000", "0000000000000004"} if read_search else {"0" * 16}
+        for field in ("CapInh", "CapAmb"):
+            assert f"'{field}': '0000000000000000'" in status, status
+        for field in ("CapPrm", "CapEff"):
+            assert status.split(f"'{field}': '", 1)[1][:16] in allowed, status
+        assert "'Uid': '0\t" not in status and "'NoNewPrivs': '1'" in status, status
+        assert "'Seccomp': '2'" in status, status
     stolen = records["attack_thief"]["import_report"]
     assert stolen.count("SUCCEEDED" if weak else ": blocked (") == 4, stolen
     junk = "\n".join(t["report"] for t in records["attack_junk_reply"]["questions"]["q2"]["tests"])
     assert "a reply of 33554432 bytes announced; the limit is 4194304" in junk
     protections = records["attack_everything"]["protections"]
     assert protections["answers_hidden"] is not weak
-    assert protections["seccomp"] is True
-    if mode != "process-unprivileged":
+    assert protections["seccomp"] is True and protections["no_new_privs"] is True
+    assert protections["no_capabilities"] is not weak
+    assert protections["grader_unreachable"] is True
+    if weak:
+        assert "read the test answers" in records["attack_everything"]["warning"]
+        assert done.stdout.startswith("WARNING: student code could ")
+    else:
+        assert records["attack_everything"]["warning"] is None
+    if setting.runner != "unprivileged":
         assert protections["separate_uid"] is True
-    # Every submission ran as a uid of its own.
-    uids = {r["protections"]["uid"] for r in records.values() if r.get("protections")}
-    if mode != "process-unprivileged":
+        # Every submission ran as a uid of its own.
+        uids = {r["protections"]["uid"] for r in records.values() if r.get("protections")}
         assert len(uids) == len(records) - 1  # the symlinked one never ran
+    else:
+        assert protections["own_uid"] is True and protections["landlock_scopes"] is True
 
     # Nothing outside the submissions' scratch folders changed, and nothing outlived the run.
     time.sleep(0.5)
     if not weak:
         assert canary.read_text() == "original"
-        assert _digest(suite) == suite_digest
+        assert _digest(suite) == watched["suite"]
+    assert _digest(project) == watched["project"]
     assert not os.path.exists(f"/dev/{devname}")
     with open("/proc/sys/kernel/core_pattern") as handle:
         assert handle.read() == core_pattern
@@ -276,6 +434,7 @@ def test_kernel_walls_hold_without_the_audit_hook(arena, mode):
     assert not forged.exists()
     assert list(staging.iterdir()) == []
     assert _processes_mentioning(str(staging)) == []
+    assert _sysv_segments() == segments
 
 
 @needs_root

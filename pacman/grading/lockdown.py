@@ -14,15 +14,18 @@ The worker is trusted until it imports the submission; just before, it calls
 - **seccomp**: no new processes (threads only), no ``exec``, no sockets, no
   ptrace or cross-process memory access, no mounts or namespaces, no kernel
   keyrings, BPF, io_uring or handle-based opens, no System V shared memory,
-  semaphores or message queues (they would outlive the worker), and the
-  parent-death signal cannot be cleared.
+  semaphores or message queues (they would outlive the worker), no change of a
+  file's mode or owner (Landlock does not cover them, and a worker sharing an
+  unprivileged grader's uid could otherwise lock the grader out of its own
+  folders), and the parent-death signal cannot be cleared.
 - **a separate uid and no capabilities** when the worker starts as root: the
   student's code cannot signal the grader or other submissions, nor write files
   root owns, nor become root again. Every capability set is emptied (the
-  bounding set too, where the grader holds CAP_SETPCAP). When Landlock holds the
-  reads and the grader holds it, the worker keeps only ``CAP_DAC_READ_SEARCH``
-  so an interpreter under a private home (``/root``) stays readable; Landlock,
-  not file modes, then decides what may be read.
+  bounding set too, where the grader holds CAP_SETPCAP). In process mode, where
+  the interpreter lies under a home other users cannot enter (``/root``), the
+  worker keeps only ``CAP_DAC_READ_SEARCH`` (when the grader holds it) so the
+  interpreter stays readable; the proof accepts that only where Landlock, not
+  file modes, decides what may be read.
 - **a parent-death signal**: the worker dies with its grader.
 
 What stands is then checked from the inside by :func:`prove`, whose report is the
@@ -202,7 +205,8 @@ _X86_64 = (
         "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428, "move_mount": 429,
         "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
         "acct": 163, "quotactl": 179, "syslog": 103, "fanotify_init": 300, "prctl": 157,
-        "shmget": 29, "semget": 64, "msgget": 68,
+        "shmget": 29, "semget": 64, "msgget": 68, "chmod": 90, "fchmod": 91, "fchmodat": 268,
+        "fchmodat2": 452, "chown": 92, "fchown": 93, "lchown": 94, "fchownat": 260,
     },
 )  # fmt: skip
 _AARCH64 = (
@@ -219,7 +223,8 @@ _AARCH64 = (
         "io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
         "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "acct": 89,
         "quotactl": 60, "syslog": 116, "fanotify_init": 262, "prctl": 167,
-        "shmget": 194, "semget": 190, "msgget": 186,
+        "shmget": 194, "semget": 190, "msgget": 186, "fchmod": 52, "fchmodat": 53,
+        "fchmodat2": 452, "fchown": 55, "fchownat": 54,
     },
 )  # fmt: skip
 
@@ -441,10 +446,10 @@ def lock_down(
     arch = _seccomp_arch()
     root = hasattr(os, "geteuid") and os.geteuid() == 0
     if uid is not None and root:
-        # Reads past file modes where Landlock decides what may be read (or where the
-        # interpreter needs it), and only with seccomp forbidding open_by_handle_at, which
-        # that capability would otherwise open up.
-        keep = (done.landlock > 0 or read_search) and arch is not None
+        # Reads past file modes only where the interpreter needs it (a private home, in
+        # process mode), and only with seccomp forbidding open_by_handle_at, which that
+        # capability would otherwise open up. The proof accepts it only under Landlock.
+        keep = read_search and arch is not None
         with contextlib.suppress(OSError):
             _switch_user(uid, keep_read_search=keep, held=held)
     if linux and root and os.geteuid() == 0:

@@ -19,6 +19,9 @@ from typing import Any
 
 #: Folders any Python needs (shared libraries, the loader's cache); nothing secret.
 SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/localtime")
+#: A process may read its own account (capabilities, uids): it helps honest debugging and
+#: shows a submission what it holds, nothing of anyone else's.
+OWN_STATUS = "/proc/self/status"
 #: Device files student code may open (reading /dev/urandom, writing /dev/null).
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 
@@ -43,7 +46,7 @@ ANSWER_MODULES = ("agents", "pacman.grading.diagnose", "pacman.grading.reference
 #: Threads one student process may run; CS188 agents use one.
 MAX_THREADS = 64
 #: Files and folders the scratch folder may hold (a folder costs an inode, not bytes).
-MAX_SCRATCH_ENTRIES = 4096
+MAX_SCRATCH_ENTRIES = 1024
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ def make_policy(
     if student:
         answers += [os.path.join(root, AGENT_CODE) for root in roots]
     package = os.path.join(machine.running_root, "pacman")
-    reads = [*SYSTEM_READ, *machine.prefixes, package, machine.layouts]
+    reads = [*SYSTEM_READ, OWN_STATUS, *machine.prefixes, package, machine.layouts]
     keep = [*machine.prefixes, *(os.path.join(root, SHIMS) for root in roots)]
     if student and code_dir:
         reads.append(code_dir)

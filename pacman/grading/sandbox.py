@@ -331,6 +331,8 @@ def visible_tree(policy: Policy) -> tuple[list[str], list[str]]:
     """
     shown: list[str] = []
     for path in sorted(os.path.realpath(p) if not os.path.islink(p) else p for p in policy.reads):
+        if path.startswith("/proc/"):
+            continue  # the worker's /proc is its own, mounted fresh
         if os.path.lexists(path) and not any(_inside(path, other) for other in shown):
             shown.append(path)
     covered = [
@@ -505,6 +507,8 @@ class Worker:
         self.last_cpu = 0.0  # CPU seconds the last request used
         self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
         self._disk_looked_at = 0.0  # when the scratch folder was last measured
+        self._busy = False  # a request is under way (the idle watcher stands aside)
+        self._closed = threading.Event()
         self._next_id = 0
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         # The only folder student code may write to (and its TMPDIR).
@@ -632,6 +636,20 @@ class Worker:
                 f"refusing to grade here: {describe_shortfalls(missing)} "
                 f"({describe_setting(self.protections)})"
             )
+        threading.Thread(target=self._watch_idle, name="pacman-footprint", daemon=True).start()
+
+    def _watch_idle(self) -> None:
+        """Between requests, threads the student left running may go on writing files or
+        starting threads: look twice a second, and stop a worker over its caps."""
+        quota = self.config.limits.disk_mb * 1024 * 1024
+        while not self._closed.wait(0.5):
+            if self._busy or not self.alive:
+                continue
+            try:
+                self._check_footprint(quota, time.monotonic())
+            except protocol.Timeout:
+                self.kill()
+                return
 
     def _root(self) -> str:
         """An empty folder on which the worker's namespace mounts its own root."""
@@ -691,6 +709,7 @@ class Worker:
         self.process = None
 
     def close(self) -> None:
+        self._closed.set()
         self.kill()
         with contextlib.suppress(OSError):
             self._output.close()
@@ -708,7 +727,8 @@ class Worker:
                 code = None
         if code is not None and why == "closed its pipe":
             why = _describe_exit(code, self.config.limits)
-        self.dead = why
+        # The idle watcher may have stopped it already, and said why.
+        self.dead = self.dead or why
         self.kill()
 
     @property
@@ -738,6 +758,15 @@ class Worker:
         """
         if not self.alive:
             raise WorkerDied(self.dead or "is not running")
+        self._busy = True
+        try:
+            return self._call(op, cpu_limit, what, limit_name, fields)
+        finally:
+            self._busy = False
+
+    def _call(
+        self, op: str, cpu_limit: float, what: str, limit_name: str, fields: dict[str, Any]
+    ) -> dict[str, Any]:
         self._next_id += 1
         request = {"op": op, "id": self._next_id, **fields}
         cpu_limit = max(0.0, cpu_limit)
@@ -787,14 +816,16 @@ class Worker:
         except protocol.ProtocolError as error:
             self._fail(f"broke the protocol ({error})")
             raise WorkerDied(self.dead or "") from None
+        try:
+            # What the request left behind counts too (importing is where files get made).
+            if op == "load":
+                self._disk_looked_at = 0.0
+            self._check_footprint(quota, time.monotonic())
+        except protocol.Timeout:
+            self.kill()
+            raise WorkerDied(self.dead or "") from None
         if cpu_start is not None:
             self._cpu_mark = self.cpu_seconds()
-            try:
-                # Threads left running between requests count against the caps as well.
-                self._check_footprint(quota, time.monotonic())
-            except protocol.Timeout:
-                self.kill()
-                raise WorkerDied(self.dead or "") from None
             self.last_cpu = max(0.0, (self._cpu_mark or cpu_start) - cpu_start)
         else:
             self.last_cpu = time.monotonic() - started

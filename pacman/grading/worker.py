@@ -41,9 +41,6 @@ _DENIED_EVENTS = frozenset(
         "os.kill",
         "os.killpg",
         "signal.pthread_kill",
-        "os.remove",
-        "os.rmdir",
-        "os.rename",
         "os.link",
         "os.symlink",
         "os.truncate",
@@ -65,6 +62,8 @@ _DENIED_EVENTS = frozenset(
         "sys._current_frames",
     }
 )
+#: Allowed inside the scratch folder only (tempfile, for one, removes what it makes there).
+_SCRATCH_EVENTS = frozenset({"os.remove", "os.rmdir", "os.rename"})
 _DENIED_IMPORTS = frozenset({"_posixsubprocess", "cffi", "_xxsubinterpreters"})
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
@@ -115,6 +114,10 @@ def _install_audit_hook(
             )
             if writing and not (real.startswith(allowed_writes) or real == "/dev/null"):
                 raise SandboxViolation(f"grader sandbox: writing {args[0]!r} is not allowed")
+        elif event in _SCRATCH_EVENTS:
+            paths = [resolve(a) for a in args[:2] if isinstance(a, (str, bytes, os.PathLike))]
+            if not paths or not all(p and p.startswith(allowed_writes) for p in paths):
+                raise SandboxViolation(f"grader sandbox: {event} outside the scratch folder")
         elif event in ("os.listdir", "os.scandir"):
             real = resolve(args[0]) if args and args[0] is not None else None
             if real is not None and hidden(real):
