@@ -1,0 +1,170 @@
+"""The sandbox policy: one pure function decides what student code may touch; each
+mechanism renders that one object; the proof's verdict is one rule."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import FrozenInstanceError
+
+import pytest
+
+from pacman.grading.lockdown import allowed_reads
+from pacman.grading.policy import (
+    ANSWER_MODULES,
+    DEVICES,
+    REQUIRED,
+    Machine,
+    describe_shortfalls,
+    make_policy,
+    shortfalls,
+)
+from pacman.grading.sandbox import (
+    SandboxConfig,
+    choose_canaries,
+    landlock_rules,
+    make_worker_policy,
+    mount_hidden,
+    visible_tree,
+)
+
+#: A checkout at /srv/pacman with a venv inside, and a wheel of the same project installed
+#: in the system's site-packages.
+MACHINE = Machine(
+    project_roots=("/srv/pacman", "/usr/lib/python3/site-packages"),
+    running_root="/srv/pacman",
+    prefixes=("/srv/pacman/.venv", "/usr"),
+    layouts="/srv/pacman/layouts",
+)
+
+
+def test_a_student_policy_hides_every_copy_of_the_answers():
+    policy = make_policy(
+        MACHINE,
+        student=True,
+        code_dir="/tmp/stage/code",
+        deny=["/courses/cs188/test_cases"],
+        scratch="/tmp/scratch",
+    )
+    assert policy.reads == (
+        "/usr",
+        "/lib",
+        "/lib64",
+        "/lib32",
+        "/etc/ld.so.cache",
+        "/etc/localtime",
+        "/proc/self/status",
+        "/srv/pacman/.venv",
+        "/srv/pacman/pacman",
+        "/srv/pacman/layouts",
+        "/tmp/stage/code",
+    )
+    copies = ("/srv/pacman", "/usr/lib/python3/site-packages")
+    assert policy.answers == (
+        "/courses/cs188/test_cases",
+        *(
+            f"{root}/{name}"
+            for root in copies
+            for name in (
+                "pacman/grading/diagnose.py",
+                "pacman/grading/reference.py",
+                "pacman/test_cases",
+                "test_cases",
+                "tests",
+            )
+        ),
+        "/srv/pacman/agents",
+        "/usr/lib/python3/site-packages/agents",
+    )
+    assert policy.grader_code == tuple(f"{root}/pacman/grading" for root in copies)
+    assert policy.keep == (
+        "/srv/pacman/.venv",
+        "/usr",
+        "/srv/pacman/pacman/grading/shims",
+        "/usr/lib/python3/site-packages/pacman/grading/shims",
+        "/tmp/stage/code",
+    )
+    assert policy.writes == ("/tmp/scratch",)
+    assert policy.devices == DEVICES
+    assert policy.hidden_modules == ANSWER_MODULES
+    assert (policy.max_threads, policy.max_scratch_entries) == (64, 1024)
+    with pytest.raises(FrozenInstanceError):
+        policy.reads = ()  # type: ignore[misc]
+
+
+def test_grading_the_projects_own_agents_keeps_them_readable():
+    policy = make_policy(MACHINE, student=False, code_dir=None, deny=[], scratch="/tmp/s")
+    assert "/srv/pacman/agents" in policy.reads
+    assert not any(path.endswith("/agents") for path in policy.answers)
+    assert policy.hidden_modules == ()
+    assert "/srv/pacman/tests" in policy.answers
+
+
+def test_landlock_renders_the_policy_with_the_grader_code_hidden_too(tmp_path):
+    project = tmp_path / "project"
+    for folder in ("pacman/grading/shims", "tests/fixtures", "agents", "layouts", "venv/lib"):
+        (project / folder).mkdir(parents=True)
+    for name in ("pacman/state.py", "pacman/grading/worker.py", "pacman/grading/shims/util.py",
+                 "tests/fixtures/full_marks.py", "agents/search.py", "venv/lib/os.py"):  # fmt: skip
+        (project / name).write_text("")
+    machine = Machine(
+        (str(project),), str(project), (str(project / "venv"),), str(project / "layouts")
+    )
+    policy = make_policy(machine, student=True, code_dir=None, deny=[], scratch="/nowhere")
+    rules = landlock_rules(policy)
+    assert rules["hidden"] == [*policy.answers, *policy.grader_code]
+    granted = dict(allowed_reads(rules["reads"], rules["hidden"], rules["keep"]))
+    readable = {os.path.relpath(p, project) for p, access in granted.items() if access != 8}
+    listed_only = {os.path.relpath(p, project) for p, access in granted.items() if access == 8}
+    assert {"pacman/state.py", "pacman/grading/shims", "venv", "layouts"} <= readable
+    # Folders with something hidden below may only be listed; a hidden one not even that.
+    assert listed_only == {"pacman"}
+    assert "pacman/grading" not in readable
+    assert not any(p.startswith(("tests", "agents", "pacman/grading/worker")) for p in readable)
+
+
+def test_mounts_show_only_what_may_be_read_and_cover_the_answers_inside(tmp_path):
+    prefix = tmp_path / "prefix"
+    wheel = prefix / "site-packages"
+    for folder in ("pacman/test_cases/q2", "pacman/grading/shims", "tests", "agents"):
+        (wheel / folder).mkdir(parents=True)
+    (wheel / "pacman/test_cases/q2/0-small-tree.solution").write_text('action: "Left"\n')
+    (wheel / "tests" / "a.py").write_text("")
+    elsewhere = tmp_path / "old-course" / "test_cases"
+    elsewhere.mkdir(parents=True)
+    machine = Machine((str(wheel),), str(wheel), (str(prefix),), str(wheel / "pacman"))
+    policy = make_policy(machine, student=True, code_dir=None, deny=[], scratch="/s")
+    shown, covered = visible_tree(policy)
+    assert str(prefix) in shown and not any(str(elsewhere).startswith(p) for p in shown)
+    assert set(covered) == {
+        str(wheel / "pacman/test_cases"),
+        str(wheel / "tests"),
+        str(wheel / "agents"),
+    }
+    assert set(mount_hidden(policy)) >= set(covered)
+    assert choose_canaries((str(wheel / "pacman/test_cases"), str(wheel / "tests"))) == (
+        str(wheel / "pacman/test_cases/q2/0-small-tree.solution"),
+        str(wheel / "tests/a.py"),
+    )
+
+
+def test_the_worker_policy_comes_from_the_config(tmp_path):
+    config = SandboxConfig(student_files=["x.py"], code_dir=str(tmp_path), deny=[str(tmp_path)])
+    policy = make_worker_policy(config, "/scratch")
+    assert policy.code_dir == os.path.realpath(tmp_path)
+    assert policy.answers[0] == os.path.realpath(tmp_path)
+    assert policy.writes == ("/scratch",)
+
+
+def test_shortfalls_name_each_missing_protection_in_order():
+    proven = dict.fromkeys(REQUIRED, True)
+    assert shortfalls(proven) == []
+    assert shortfalls({**proven, "answers_hidden": False, "no_capabilities": False}) == [
+        "no_capabilities",
+        "answers_hidden",
+    ]
+    # Anything not proven true is missing: an old worker's report, or a forged string.
+    assert shortfalls({**proven, "grader_unreachable": "yes"}) == ["grader_unreachable"]
+    assert shortfalls({}) == list(REQUIRED)
+    assert describe_shortfalls(["answers_hidden", "grader_unreachable"]) == (
+        "student code could read the test answers and signal the grader"
+    )
