@@ -210,6 +210,36 @@ def test_where_answers_cannot_be_hidden_batches_are_refused_unless_told(tmp_path
     os.remove(tmp_path / "grades.json")
 
 
+@needs_berkeley
+def test_every_way_grades_leave_a_weak_grader_is_refused_unless_told(tmp_path, capsys, monkeypatch):
+    """--results and --gradescope-output are refused as --submissions is; a local run for a
+    student's own eyes is graded, with the warning in the report's first line."""
+    monkeypatch.chdir(tmp_path)
+    suite = make_mini(tmp_path, {"q2": SMALL["q2"]})
+    (tmp_path / "multiAgents.py").write_text(HONEST.read_text())
+    weak = ["--isolation", "process", "--no-landlock", "--test-directory", str(suite)]
+    weak += ["--student-code", "multiAgents.py"]
+    results = tmp_path / "results" / "results.json"
+    for leaving, flag in (
+        (["--results", str(results)], "--results"),
+        (["--gradescope-output"], "--gradescope-output"),
+    ):
+        assert main([*weak, *leaving]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1
+        assert captured.err.startswith(f"autograder: refusing to grade with {flag}: ")
+        assert not results.exists() and not (tmp_path / "gradescope_response.json").exists()
+    assert main(weak) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("WARNING: student code could ") and "Total: 5/5" in out
+    assert main([*weak, "--results", str(results), "--unsafe-weak-sandbox"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    data = json.loads(results.read_text())
+    assert data["warning"] == first and data["output"].startswith(first + "\n")
+    assert "read the test answers" in first and data["score"] == 5
+    assert data["protections"]["answers_hidden"] is False
+
+
 def test_a_worker_that_cannot_hide_the_answers_refuses_the_submission():
     # On a Dask worker the grader's own check does not apply: the task checks where it runs.
     from pacman.grading.submission import (
