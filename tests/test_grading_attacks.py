@@ -1,15 +1,19 @@
-"""A class of hostile submissions graded in every isolation mode this machine offers.
+"""Every class of hostile submission graded in every setting this machine can make.
 
-Each run is one ``--submissions`` batch in a grader subprocess: an honest file,
-one that switches the audit hook off and attacks the machine and the other
-submissions, a thief that reads the solutions four ways, a junk reply, a disk
-filler, runaway recursion and a symlinked file. The kernel's walls must hold
-without the hook: every attack fails, each submission earns only what its
-honest parts earn, the others are unaffected, and nothing outlives the run.
+Each run is one ``--submissions`` batch in a grader subprocess (a copy of the project, so
+attacks on the grader's code change a copy): an honest file, one that switches the audit
+hook off and attacks the machine and the other submissions, one that uses what root's
+capabilities would give, a thief that reads the solutions four ways, a junk reply, a disk
+filler, runaway recursion, CPU in helper threads and a thread bomb, a scratch tree deeper
+than Python can recurse, and a symlinked file. Where the grader accepts the setting, the
+kernel's walls must hold without the hook: every attack fails, each submission earns only
+what its honest parts earn, the others are unaffected, and nothing outlives the run. Where
+it cannot keep that promise, it must refuse in one line before grading anyone.
 
-Modes: ``namespaces`` and ``process`` as root (a root container with and
-without namespaces), and ``process`` run by an unprivileged user. They need
-root, and skip with a reason elsewhere.
+Settings: root with and without namespaces, Docker's default capability set
+(``setpriv --bounding-set``), an unprivileged grader (``setpriv --reuid``), and Landlock
+capped at older ABIs (the grader's hidden ``--landlock-abi N``). They need root, and skip
+with a reason elsewhere.
 """
 
 from __future__ import annotations
@@ -96,24 +100,23 @@ def _in_setting(command: list[str], needed: list[str], runner: str) -> list[str]
 
 
 def batch_command(
-    suite: Path, submissions: Path, summary: Path, isolation: str, move: int
+    suite: Path, submissions: Path, summary: Path, move: int, *flags: str, project: Path = REPO
 ) -> list[str]:
-    """The grader, as a course runs it on a folder of submissions, two at a time."""
+    """The grader in ``project``, as a course runs it on a folder of submissions, two at a time."""
     return [
         sys.executable,
-        str(REPO / "autograder.py"),
+        str(project / "autograder.py"),
         "--test-directory",
         str(suite),
         "--submissions",
         str(submissions),
         "--summary",
         str(summary),
-        "--isolation",
-        isolation,
         "--move-timeout",
         str(move),
         "-j",
         "2",
+        *flags,
     ]
 
 
@@ -297,21 +300,7 @@ def test_every_attack_in_every_setting(arena, name):
     summary = arena / "out" / "grades"
     summary.parent.mkdir()
 
-    command = [
-        sys.executable,
-        str(project / "autograder.py"),
-        "--test-directory",
-        str(suite),
-        "--submissions",
-        str(submissions),
-        "--summary",
-        str(summary),
-        "--move-timeout",
-        "2",
-        "-j",
-        "2",
-        *setting.flags,
-    ]
+    command = batch_command(suite, submissions, summary, 2, *setting.flags, project=project)
     if setting.runner == "unprivileged":
         for path in [staging, summary.parent]:
             os.chown(path, GRADER_UID, GRADER_UID)
@@ -450,7 +439,7 @@ def test_killing_the_grader_takes_every_student_process_with_it(arena):
     staging.mkdir()
     for isolation in ["process", *(["namespaces"] if _probe("namespaces") else [])]:
         grader = subprocess.Popen(
-            batch_command(suite, submissions, arena / "grades", isolation, 60),
+            batch_command(suite, submissions, arena / "grades", 60, "--isolation", isolation),
             env={**os.environ, "TMPDIR": str(staging)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
