@@ -137,6 +137,10 @@ class SearchStats:
     """Totals over the moves an agent made: the ``--stats`` line."""
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Start counting afresh (the runner calls it before each game)."""
         self.moves = 0
         self.nodes = 0
         self.evaluations = 0

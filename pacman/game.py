@@ -10,13 +10,14 @@ crash is raised as one ``AgentError`` whose message says what happened.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import threading
 import time
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from pacman.agent import action_method, hook
@@ -51,11 +52,33 @@ class GameResult:
     final_state: GameState | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON-lines record of the game (without its move list)."""
-        record = asdict(self)
-        record.pop("final_state")
-        record.pop("actions")
+        """The JSON-lines record of the game (without its move list or final state).
+
+        Built field by field: ``dataclasses.asdict`` would deep-copy the final state and
+        every move only for them to be dropped, which made ``--json`` batches 4 times slower.
+        """
+        record = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _UNSAVED}
+        record["ghosts"] = list(self.ghosts)
         return record
+
+
+#: What a game's JSON line leaves out: the move list (``--record`` keeps it) and the state.
+_UNSAVED = frozenset({"actions", "final_state"})
+
+
+def seed_game(agents: Iterable[object], seed: int) -> random.Random:
+    """Make one game depend on ``seed`` alone, whoever wrote its agents.
+
+    Every agent with an ``rng`` attribute (the project's) gets one ``random.Random(seed)``;
+    Python's ``random`` module, which CS188 students' agents and CS188's own ghosts draw
+    from, is seeded too. Call it just before the game starts, after the agents are built.
+    """
+    rng = random.Random(seed)
+    for agent in agents:
+        if hasattr(agent, "rng"):
+            agent.rng = rng
+    random.seed(seed)
+    return rng
 
 
 class _Overtime(BaseException):
@@ -270,12 +293,20 @@ def run_game(
     ghosts: Sequence[object] = (),
     *,
     num_ghosts: int | None = None,
+    seed: int | None = None,
     **options: Any,
 ) -> GameResult:
-    """Play one game on a layout (a ``Layout`` or a name) and return how it ended."""
+    """Play one game on a layout (a ``Layout`` or a name) and return how it ended.
+
+    With ``seed``, the game is seeded as every game of a batch is (:func:`seed_game`):
+    the same seed and agents give the same game.
+    """
     from pacman.layout import Layout, load_layout
 
     if not isinstance(layout, Layout):
         layout = load_layout(layout)
     state = GameState.initial(layout, len(ghosts) if num_ghosts is None else num_ghosts)
-    return Game(state, [pacman, *ghosts], **options).run()
+    agents = [pacman, *ghosts]
+    if seed is not None:
+        seed_game(agents, seed)
+    return Game(state, agents, seed=seed, **options).run()

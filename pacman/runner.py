@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import sys
 import tempfile
 import traceback
@@ -23,7 +22,7 @@ from typing import Any
 
 from pacman.errors import AgentExited, PacmanError
 from pacman.execution import InOrder, TaskRun, progress_bar
-from pacman.game import Game, GameResult
+from pacman.game import Game, GameResult, seed_game
 from pacman.game import _where as where
 from pacman.layout import Layout, load_layout, parse_layout
 from pacman.loading import USER_MODULE_PREFIX, build_agent, find_class
@@ -181,10 +180,9 @@ def play(
     """Play one game. ``pacman`` reuses an existing agent (CS188 keeps one across games)."""
     layout = _layout(spec)
     agents = build_agents(spec, layout, pacman)
-    rng = random.Random(spec.seed)
-    for agent in agents:
-        if hasattr(agent, "rng"):
-            agent.rng = rng
+    stats = getattr(agents[0], "stats", None)
+    if stats is not None and hasattr(stats, "reset"):
+        stats.reset()  # per game, also for the one agent a serial run keeps across games
     state = GameState.initial(layout, min(spec.num_ghosts, layout.num_ghosts))
     game = Game(
         state,
@@ -196,9 +194,11 @@ def play(
         max_moves=spec.max_moves,
         seed=spec.seed,
     )
+    # Last, so that building agents (once per run serially, once per game in parallel)
+    # draws nothing the game sees: game i plays alike in every mode and alone.
+    seed_game(agents, spec.seed)
     with _agent_code(f"the agent {type(agents[0]).__name__}", agents):
         result = game.run()
-    stats = getattr(agents[0], "stats", None)
     if stats is not None and hasattr(stats, "summary"):
         result.stats = stats.summary()
     return result
@@ -365,6 +365,8 @@ def replay(record: dict[str, Any], observers: Sequence[object] = ()) -> GameResu
     moves = iter([(agent, action) for agent, action in record["actions"]])
     agents = [_Replayer(index, moves) for index in range(count)]
     game = Game(state, agents, observers=observers, catch_exceptions=True, seed=record.get("seed"))
+    if record.get("seed") is not None:
+        seed_game(agents, record["seed"])  # observers that draw see what they saw
     result = game.run()
     if result.moves != len(record["actions"]):
         raise PacmanError(f"does not replay: {_first_unplayed(record, result, count)}")

@@ -267,6 +267,8 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
     ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         self._ghost_rng.seed(int(self.np_random.integers(2**63)))
+        if seed is not None:
+            random.seed(seed)  # ghost classes written for CS188 draw from the module
         state = starting_state(options, self._initial)
         self.state = state
         self._encoder.reset(state)
