@@ -29,6 +29,7 @@ from pacman.execution import (
     signals_deferred,
     temporary_root,
 )
+from pacman.grading import untrusted
 from pacman.grading.submission import (
     GradingOptions,
     SubmissionError,
@@ -40,16 +41,17 @@ from pacman.outputs import StreamedJsonList, StreamedLines, prepare_output_file
 
 
 def submission_folders(root: str) -> list[str]:
-    """The subfolders of ``root`` to grade, in name order."""
+    """The subfolders of ``root`` to grade, in name order: every one, dot folders and names
+    that are not UTF-8 included, so that no submission goes without a row."""
     if not os.path.isdir(root):
-        raise UsageError(f"--submissions {root}: no such folder")
+        raise UsageError(f"--submissions {untrusted.line(root)}: no such folder")
     folders = sorted(
         os.path.join(root, name)
         for name in os.listdir(root)
-        if not name.startswith(".") and os.path.isdir(os.path.join(root, name))
+        if os.path.isdir(os.path.join(root, name))
     )
     if not folders:
-        raise UsageError(f"--submissions {root}: no subfolders to grade")
+        raise UsageError(f"--submissions {untrusted.line(root)}: no subfolders to grade")
     return folders
 
 
@@ -57,11 +59,11 @@ def make_task(
     folder: str, names: list[str], suite: dict[str, bytes], options: GradingOptions
 ) -> SubmissionTask:
     """The task for one submission folder; unreadable files become the task's error."""
-    name = os.path.basename(folder)
+    name = untrusted.name(os.path.basename(folder))  # shown in every report, CSV and JSON
     try:
         files = read_submission(folder, names)
     except SubmissionError as error:
-        return SubmissionTask(name, {}, suite, options, error=str(error))
+        return SubmissionTask(name, {}, suite, options, error=untrusted.line(error))
     return SubmissionTask(name, files, suite, options)
 
 
@@ -91,8 +93,9 @@ class GradesFiles:
 
     @staticmethod
     def _csv_row(cells: list[Any]) -> str:
+        """One CSV line; every cell one line of safe text that a spreadsheet will not run."""
         text = io.StringIO()
-        csv.writer(text).writerow(cells)
+        csv.writer(text).writerow([untrusted.spreadsheet_cell(cell) for cell in cells])
         return text.getvalue()
 
     def add(self, record: dict[str, Any]) -> None:

@@ -4,31 +4,31 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from typing import Any
 
+from pacman.grading import untrusted
 from pacman.grading.runner import Question, QuestionResult, RunResult
 
 PREFIX = "***     "
 
-#: Control characters (C0 but newline and tab, DEL, C1) as they are shown: escaped.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def clean(text: str) -> str:
-    """``text`` with control characters escaped (``\\x1b``), so a terminal shows them, not obeys."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
-
 
 def _printed(output: str) -> list[str]:
     lines = [PREFIX + "Your code printed (shown with '| ' so it cannot pass for grader output):"]
-    return lines + [PREFIX + "| " + clean(line) for line in output.splitlines()]
+    shown = untrusted.text(output, untrusted.REPORT_CHARS)
+    return lines + [PREFIX + "| " + line for line in shown.splitlines()]
+
+
+def _message_lines(messages: list[Any]) -> list[str]:
+    """A test's or an import's messages, escaped and capped (one padded log cannot make a
+    report of megabytes)."""
+    shown = untrusted.text("\n".join(str(message) for message in messages), untrusted.REPORT_CHARS)
+    return [PREFIX + line for line in shown.split("\n")] if messages else []
 
 
 def import_report(load_error: str | None, printed: str, mute: bool) -> list[str]:
     """The lines about importing the student's files: why it failed, what they printed."""
-    lines = [PREFIX + clean(line) for line in (load_error or "").splitlines()]
+    lines = _message_lines(load_error.splitlines()) if load_error else []
     if printed.strip() and not mute:
         lines += _printed(printed)
     return lines
@@ -36,10 +36,7 @@ def import_report(load_error: str | None, printed: str, mute: bool) -> list[str]
 
 def format_test(result: Any, mute: bool) -> list[str]:
     verdict = "PASS" if result.passed else "FAIL"
-    lines = []
-    for message in result.messages:
-        for line in str(message).splitlines() or [""]:
-            lines.append(PREFIX + clean(line))
+    lines = _message_lines(result.messages)
     if result.output and not mute:
         lines += _printed(result.output)
     if result.max_points:

@@ -40,7 +40,7 @@ from typing import Any
 
 from pacman.cleanup import remove_tree, tree_usage
 from pacman.errors import PacmanError
-from pacman.grading import protocol
+from pacman.grading import protocol, untrusted
 from pacman.grading.lockdown import capability_sets, process_status
 from pacman.grading.policy import (
     Policy,
@@ -618,7 +618,8 @@ class Worker:
             # No student code has run yet: this is the grader's (or the machine's) problem.
             self.kill()
             self._output.seek(0)
-            said = self._output.read(2000).decode("utf-8", "replace").strip().splitlines()
+            said = untrusted.text(self._output.read(2000).decode("utf-8", "surrogateescape"))
+            said = said.strip().splitlines()
             detail = f": {said[-1]}" if said else ""
             raise SandboxError(
                 f"could not start a student worker ({self.isolation} isolation, {error}){detail}"
@@ -800,6 +801,7 @@ class Worker:
                 # Replies to other requests (forged or stale) are ignored.
                 if isinstance(reply, dict) and reply.get("id") == self._next_id:
                     break
+            reply = untrusted.data(reply)  # every string of it is the student's from here on
         except protocol.Timeout:
             if self.dead is None:
                 used = (self.cpu_seconds() or 0.0) - (cpu_start or 0.0)
@@ -876,9 +878,10 @@ class Worker:
             data = os.pread(fd, min(size, limit + 1), 0)  # pread: the shared offset stays put
         except (OSError, ValueError):
             return ""
-        text = data.decode("utf-8", errors="replace")
+        # Bytes that are not UTF-8 are shown as \\xNN, not replaced: the student sees what ran.
+        text = untrusted.text(data[:limit].decode("utf-8", "surrogateescape"))
         if len(data) > limit:
-            text = text[:limit] + f"\n[... {size - limit} more bytes cut]"
+            text += f"\n[... {size - limit} more bytes cut]"
         return text
 
 

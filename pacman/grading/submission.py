@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pacman.errors import PacmanError
+from pacman.grading import untrusted
 from pacman.grading.sandbox import Limits, SandboxConfig
 
 #: A student file larger than this is refused (CS188 files are a few tens of KB).
@@ -220,7 +221,8 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
             # cannot (a Dask worker may offer less than the grader's machine), SandboxError.
             run = grade(questions, config, jobs=options.jobs)
         except Exception as error:  # the grader's trouble must not stop a batch
-            return _zero_record(task, questions, f"not graded on {socket.gethostname()}: {error}")
+            reason = untrusted.line(error)
+            return _zero_record(task, questions, f"not graded on {socket.gethostname()}: {reason}")
     return {
         "submission": task.name,
         "error": run.load_error,
