@@ -46,6 +46,8 @@ CS188_FLAGS = (
 )
 
 AUTO_RECORD = "<auto>"
+#: The per-move and per-game limit of -c without --timeout (CS188's 30 s).
+DEFAULT_TIMEOUT = 30.0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,9 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--timeout",
         type=float,
-        default=30.0,
+        default=None,
         metavar="SECONDS",
-        help="with -c: per-move and per-game time limit per agent (default 30)",
+        help="per-move and per-game time limit per agent (default: 30 with -c, else none); "
+        "over it, the run ends with exit 1, or with -c that game",
     )
     add("--seed", type=int, metavar="S", help="game i is seeded with S + i (default: random)")
     add(
@@ -194,7 +197,7 @@ def _check(options: argparse.Namespace) -> None:
         if value < least:
             raise UsageError(f"{flag} {value}: must be at least {least}")
     for flag, value in (("-z/--zoom", options.zoom), ("--timeout", options.timeout)):
-        if value <= 0:
+        if value is not None and value <= 0:
             raise UsageError(f"{flag} {value}: must be positive")
     if options.max_moves is not None and options.max_moves < 1:
         raise UsageError(f"--max-moves {options.max_moves}: must be at least 1")
@@ -433,7 +436,8 @@ def _play(options: argparse.Namespace) -> int:
         num_ghosts=options.numghosts,
         seed=seed,
         catch_exceptions=options.catchExceptions,
-        timeout=options.timeout if options.catchExceptions else None,
+        # CS188 times agents only with -c; an explicit --timeout is a limit either way.
+        timeout=options.timeout or (DEFAULT_TIMEOUT if options.catchExceptions else None),
         max_moves=options.max_moves,
     )
 

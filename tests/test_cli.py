@@ -45,10 +45,11 @@ def test_cs188_defaults_and_abbreviations():
     assert (options.numGames, options.layout, options.pacman, options.ghosts, options.numghosts) == (
         1, "mediumClassic", "KeyboardAgent", "RandomGhost", 4,
     )  # fmt: skip
+    # No --timeout: none without -c, CS188's 30 s with it (DEFAULT_TIMEOUT).
     assert (options.zoom, options.frameTime, options.timeout, options.numTraining) == (
         1.0,
         0.1,
-        30.0,
+        None,
         0,
     )
     from pacman.cli import _resolve_abbreviations
@@ -331,3 +332,31 @@ def test_the_autograde_subcommand_names_itself_in_its_help():
     assert done.returncode == 0
     assert done.stdout.startswith("usage: pacman autograde ")
     assert "autograder.py" not in done.stdout
+
+
+SLOW_AGENT = """import time
+
+from game import Agent
+
+
+class SlowAgent(Agent):
+    def getAction(self, state):
+        time.sleep(0.4)
+        return state.getLegalActions(0)[0]
+"""
+
+
+def test_timeout_without_c_ends_the_run_naming_agent_and_move(tmp_path):
+    (tmp_path / "slowAgents.py").write_text(SLOW_AGENT)
+    command = [sys.executable, "-m", "pacman", "-p", "SlowAgent", "-q", "-l", "testClassic"]
+    command += ["-n", "2", "--timeout", "0.1"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [done.stderr.strip()] and done.stderr.startswith(
+        "pacman: Pac-Man (SlowAgent) timed out on move 1: "
+    )
+    caught = subprocess.run(
+        [*command, "-c"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert caught.returncode == 0
+    assert caught.stdout.count("timed out on move 1") == 2
