@@ -211,9 +211,9 @@ def _check(options: argparse.Namespace) -> None:
             "training needs one agent across games"
         )
     if options.scheduler is not None:
-        from pacman.execution import import_distributed
+        from pacman.execution import check_scheduler
 
-        import_distributed()
+        check_scheduler(options.scheduler)
     if options.scheduler is not None and options.scheduler != "local" and options.jobs > 1:
         raise UsageError(
             f"--jobs {options.jobs}: a Dask cluster's workers are its own; "

@@ -27,6 +27,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -225,6 +226,36 @@ def import_distributed() -> Any:
     return distributed
 
 
+#: The schemes of a Dask scheduler's address (``distributed.comm``'s); ``http`` is the dashboard's.
+_SCHEDULER_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
+
+
+def check_scheduler(address: str) -> str:
+    """``address`` if it names a Dask scheduler (``local`` or ``[scheme://]host:port``), after
+    checking that Dask is installed; else a UsageError that says what to give.
+    """
+    flag = f"--scheduler {address!r}"
+    if address.lower() == "local" and address != "local":
+        raise UsageError(f"{flag}: did you mean 'local'?")
+    if address != "local":
+        scheme, sep, rest = address.rpartition("://")
+        if scheme in ("http", "https"):
+            raise UsageError(
+                f"{flag}: that is a dashboard's address; give the scheduler's, "
+                "tcp://HOST:8786 (the dashboard's Info page shows it)"
+            )
+        if sep and scheme not in _SCHEDULER_SCHEMES:
+            raise UsageError(f"{flag}: unknown scheme {scheme!r}; use tcp://HOST:PORT")
+        host, colon, port = rest.rpartition(":")
+        if not (colon and host and port.isdigit()):
+            raise UsageError(
+                f"{flag}: not a scheduler address; give tcp://HOST:PORT, or 'local' "
+                "for a cluster on this machine"
+            )
+    import_distributed()
+    return address
+
+
 class _DaskCluster:
     """The workers of a Dask scheduler, or of a LocalCluster started here (``local``)."""
 
@@ -238,6 +269,9 @@ class _DaskCluster:
         for name in ["distributed", *logging.root.manager.loggerDict]:
             if name == "distributed" or name.startswith("distributed."):
                 logging.getLogger(name).setLevel(logging.ERROR)
+        # The client warns with a table when its packages differ from the workers' (numpy
+        # in the client, none on the workers): games and grading need neither side's extras.
+        warnings.filterwarnings("ignore", message="Mismatched versions found")
         self.cluster = None
         try:
             if address == "local":

@@ -154,3 +154,28 @@ def test_dask_grades_equal_the_local_grades(cluster, tmp_path):
     records = json.loads((tmp_path / "dask.json").read_text())["submissions"]
     # Each result says where it was graded and under which protections.
     assert all(record["host"] and record["isolation"] for record in records if not record["error"])
+
+
+@pytest.mark.parametrize(
+    ("address", "says"),
+    [
+        ("lcoal", "not a scheduler address; give tcp://HOST:PORT, or 'local'"),
+        ("Local", "did you mean 'local'?"),
+        ("http://127.0.0.1:8787", "that is a dashboard's address"),
+        ("", "not a scheduler address"),
+        ("ftp://host:21", "unknown scheme 'ftp'"),
+    ],
+)
+@pytest.mark.parametrize("program", ["pacman", "autograder"])
+def test_a_mistyped_scheduler_is_one_line_in_both_commands(tmp_path, program, address, says):
+    if program == "pacman":
+        command = [sys.executable, "-m", "pacman", "-q", "-p", "GreedyAgent", "-l", "testClassic"]
+    else:
+        command = [sys.executable, str(Path(__file__).parents[1] / "autograder.py")]
+        command += ["--submissions", str(tmp_path)]
+    done = subprocess.run(
+        [*command, "--scheduler", address], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr == f"{program}: --scheduler {address!r}: " + done.stderr.split(": ", 2)[2]
+    assert says in done.stderr and done.stderr.count("\n") == 1

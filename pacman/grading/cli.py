@@ -333,12 +333,12 @@ def _batch_probe(args: argparse.Namespace, out: TextIO) -> None:
 def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j/--jobs {args.jobs}: must be at least 1")
-    if args.scheduler and not args.submissions:
+    if args.scheduler is not None and not args.submissions:
         raise UsageError("--scheduler grades a batch: use it with --submissions DIR")
-    if args.scheduler:
-        from pacman.execution import import_distributed
+    if args.scheduler is not None:
+        from pacman.execution import check_scheduler
 
-        import_distributed()
+        check_scheduler(args.scheduler)
     _limits(args)  # a bad limit fails before anything runs
     if args.submissions:
         from pacman.grading.batch import run_batch
