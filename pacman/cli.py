@@ -353,6 +353,8 @@ def _check_outputs(options: argparse.Namespace) -> None:
     if options.record and options.record != AUTO_RECORD:
         prepare_output_file("--record", options.record)
     if options.gif:
+        if not options.gif.lower().endswith(".gif"):
+            raise UsageError(f"--gif {options.gif}: the file name must end in .gif")
         prepare_output_file("--gif", options.gif)
     if options.frames:
         prepare_output_folder("--frames", options.frames)
@@ -360,7 +362,7 @@ def _check_outputs(options: argparse.Namespace) -> None:
 
 def _play(options: argparse.Namespace) -> int:
     from pacman.execution import InOrder, Interrupted, interruption_handled, signals_deferred
-    from pacman.layout import load_layout
+    from pacman.layout import load_layout, playable
     from pacman.loading import parse_agent_args
     from pacman.outputs import StreamedLines, write_atomically
     from pacman.runner import (
@@ -372,7 +374,7 @@ def _play(options: argparse.Namespace) -> int:
         stream_games,
     )
 
-    layout = load_layout(options.layout)
+    layout = playable(load_layout(options.layout))
     for warning in layout.warnings:
         print(f"pacman: warning: {warning}", file=sys.stderr)
     pacman_class = agent_class(options.pacman, "agent")
@@ -497,8 +499,8 @@ def _play(options: argparse.Namespace) -> int:
                         )
                 for ready in in_order.add(index, result):
                     show(ready)
-        except QuitRequested:
-            print("pacman: window closed; stopping", file=sys.stderr)
+        except QuitRequested as quit:
+            print(f"pacman: {quit}; stopping", file=sys.stderr)
         except Interrupted as stop:
             where = f"; results in {options.json}" if options.json else ""
             print(

@@ -281,7 +281,13 @@ class Game:
             actions=actions,
             final_state=state,
         )
-        self._notify("finish", state, result)
+        try:
+            self._notify("finish", state, result)
+        except (KeyboardInterrupt, QuitRequested) as stop:
+            # The game is over: a stop while its final board is up keeps it (the runner
+            # reports it before stopping).
+            stop.finished_game = result  # type: ignore[attr-defined]
+            raise
         if crash is not None and not self.catch_exceptions:
             raise AgentCrashed(crash)
         return result

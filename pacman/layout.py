@@ -194,3 +194,14 @@ def load_layout(name_or_path: str | os.PathLike[str]) -> Layout:
         else f"; known layouts: {', '.join(layout_names())}"
     )
     raise LayoutError(f"unknown layout {text_name!r} (no such name or file){hint}")
+
+
+def playable(layout: Layout) -> Layout:
+    """``layout`` if a game can be played on it; a LayoutError if it has no food.
+
+    A game is won by eating the last food (CS188's rule too): with none, a game without
+    ghosts would never end. Search and tests may still use such layouts for states.
+    """
+    if not layout.food_positions:
+        raise LayoutError(f"layout {layout.name}: no food '.', so no game on it can be won")
+    return layout

@@ -41,6 +41,8 @@ def parse_agent_args(text: str | None, flag: str = "-a") -> dict[str, str]:
         key = key.strip()
         if not key.isidentifier():
             raise UsageError(f"{flag} {text!r}: {part!r} is not of the form key=value")
+        if key in options:
+            raise UsageError(f"{flag} {text!r}: {key} is given twice; give it once")
         options[key] = value.strip() if sep else "1"
     return options
 

@@ -22,9 +22,9 @@ from typing import Any
 
 from pacman.errors import AgentExited, PacmanError
 from pacman.execution import InOrder, TaskRun, progress_bar
-from pacman.game import Game, GameResult, seed_game
+from pacman.game import Game, GameResult, QuitRequested, seed_game
 from pacman.game import _where as where
-from pacman.layout import Layout, load_layout, parse_layout
+from pacman.layout import Layout, load_layout, parse_layout, playable
 from pacman.loading import USER_MODULE_PREFIX, build_agent, find_class
 from pacman.state import GameState
 
@@ -56,8 +56,8 @@ class GameSpec:
 
 def _layout(spec: GameSpec) -> Layout:
     if spec.layout_text is not None:
-        return _parsed_layout(spec.layout_text, spec.layout)
-    return _loaded_layout(spec.layout)
+        return playable(_parsed_layout(spec.layout_text, spec.layout))
+    return playable(_loaded_layout(spec.layout))
 
 
 @lru_cache(maxsize=64)
@@ -197,8 +197,14 @@ def play(
     # Last, so that building agents (once per run serially, once per game in parallel)
     # draws nothing the game sees: game i plays alike in every mode and alone.
     seed_game(agents, spec.seed)
-    with _agent_code(f"the agent {type(agents[0]).__name__}", agents):
-        result = game.run()
+    try:
+        with _agent_code(f"the agent {type(agents[0]).__name__}", agents):
+            result = game.run()
+    except (KeyboardInterrupt, QuitRequested) as stop:
+        finished = getattr(stop, "finished_game", None)
+        if finished is not None and stats is not None and hasattr(stats, "summary"):
+            finished.stats = stats.summary()
+        raise
     if stats is not None and hasattr(stats, "summary"):
         result.stats = stats.summary()
     return result
@@ -237,7 +243,16 @@ def stream_games(
                 if pacman is None:
                     pacman = _build(spec.pacman, "agent", spec, **spec.pacman_args)
                 observers = observers_for(index) if observers_for else ()
-                result = play(spec, observers, pacman)
+                try:
+                    result = play(spec, observers, pacman)
+                except (KeyboardInterrupt, QuitRequested) as stop:
+                    finished = getattr(stop, "finished_game", None)
+                    if finished is None:
+                        raise
+                    # Stopped on its final board: the game counts, then the run stops.
+                    bar.update()
+                    yield index, finished
+                    raise
                 bar.update()
                 yield index, result
             return

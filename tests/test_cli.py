@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from short_games import run_pacman_without_display
@@ -360,3 +361,52 @@ def test_timeout_without_c_ends_the_run_naming_agent_and_move(tmp_path):
     )
     assert caught.returncode == 0
     assert caught.stdout.count("timed out on move 1") == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["-p", "AlphaBetaAgent", "-a", "depth=2,depth=3"],
+            "pacman: -a 'depth=2,depth=3': depth is given twice; give it once",
+        ),
+        (
+            ["-p", "GreedyAgent", "--gif", "game.png"],
+            "pacman: --gif game.png: the file name must end in .gif",
+        ),
+        (
+            ["-p", "GreedyAgent", "-l", "nofood.lay"],
+            "pacman: layout nofood.lay: no food '.', so no game on it can be won",
+        ),
+    ],
+)
+def test_mistakes_a_new_user_made_are_one_line(tmp_path, args, line):
+    (tmp_path / "nofood.lay").write_text("%%%%%%%\n%P   G%\n%%%%%%%\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pacman", "-q", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr, done.stdout) == (2, line + "\n", "")
+    assert not (tmp_path / "game.png").exists()
+
+
+def test_a_summary_prefix_that_is_a_folder_is_refused(tmp_path):
+    (tmp_path / "subs" / "alice").mkdir(parents=True)
+    (tmp_path / "adir").mkdir()
+    autograder = Path(__file__).resolve().parents[1] / "autograder.py"
+    done = subprocess.run(
+        [sys.executable, str(autograder), "--submissions", "subs", "--summary", "adir/"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "autograder: --summary adir/: give a file prefix, not a folder "
+        "(--summary adir/grades writes adir/grades.csv and adir/grades.json)\n"
+    )
+    assert list((tmp_path / "adir").iterdir()) == []

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from pacman.errors import PacmanError
+from pacman.game import QuitRequested
 from pacman.layout import load_layout
 from pacman.runner import (
     GameSpec,
@@ -105,3 +106,28 @@ def test_bad_records_are_refused_with_the_reason(tmp_path):
     record["actions"][1][0] = 2  # ghost 2 moving in ghost 1's turn
     with pytest.raises(PacmanError, match=r"move 2 of \d+ \(ghost 2 Stop\).*it is ghost 1's turn$"):
         replay(record)
+
+
+class _StopOnFinalBoard:
+    """An observer that is stopped while the final board is up (Ctrl-C, Esc)."""
+
+    def __init__(self, stop: BaseException) -> None:
+        self.stop = stop
+
+    def finish(self, state, result) -> None:
+        raise self.stop
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt(), QuitRequested("Esc pressed")])
+def test_a_stop_on_the_final_board_keeps_the_game_that_ended(stop):
+    from pacman.runner import GameSpec, batch, stream_games
+
+    spec = GameSpec(layout="testClassic", pacman="GreedyAgent", seed=4)
+    seen = []
+    with pytest.raises(type(stop)):
+        for index, result in stream_games(
+            batch(spec, 3), observers_for=lambda index: [_StopOnFinalBoard(stop)]
+        ):
+            seen.append((index, result.score, result.win))
+    alone = next(iter(stream_games(batch(spec, 1))))[1]
+    assert seen == [(0, alone.score, alone.win)]

@@ -132,6 +132,12 @@ def run_batch(
 
     Returns 0, or 130/143 when interrupted (the graded submissions are kept).
     """
+    if not os.path.basename(summary_prefix) or os.path.isdir(summary_prefix):
+        example = os.path.join(summary_prefix, "grades")
+        raise UsageError(
+            f"--summary {summary_prefix}: give a file prefix, not a folder "
+            f"(--summary {example} writes {example}.csv and {example}.json)"
+        )
     folders = submission_folders(root)
     for extension in (".csv", ".json"):
         prepare_output_file("--summary", summary_prefix + extension)

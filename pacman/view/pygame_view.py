@@ -223,7 +223,7 @@ class PygameDisplay:
     def _key_down(self, key: int) -> None:
         pygame = self._pygame
         if key == pygame.K_ESCAPE:
-            self._quit()
+            self._quit("Esc pressed")
         elif key in (pygame.K_SPACE, pygame.K_p):
             self._paused = not self._paused
             self._step = False
@@ -246,9 +246,9 @@ class PygameDisplay:
     def _tell(self, notice: str, seconds: float = 1.5) -> None:
         self._notice, self._notice_until = notice, time.monotonic() + seconds
 
-    def _quit(self) -> None:
+    def _quit(self, why: str = "the window was closed") -> None:
         self.close()
-        raise QuitRequested("the window was closed")
+        raise QuitRequested(why)
 
     # ----------------------------------------------------------- observer
 
