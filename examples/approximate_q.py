@@ -18,6 +18,8 @@ import time
 import numpy as np
 from evaluation import evaluate, make_env, random_policy
 
+from pacman.errors import run_script
+
 # Rewards of +-500 would swamp features in [0, 1]; a hundredth keeps the steps small.
 REWARD_SCALE = 0.01
 
@@ -93,4 +95,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "approximate_q.py")

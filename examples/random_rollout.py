@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import gymnasium as gym
 
 from pacman.envs import ACTIONS
+from pacman.errors import run_script
 
 
 def single_agent(layout: str, seed: int, render_mode: str | None) -> None:
@@ -76,4 +77,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "random_rollout.py")

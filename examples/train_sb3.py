@@ -1,6 +1,7 @@
 """MaskablePPO (sb3-contrib) on the feature observation, through the batched SB3 adapter.
 
-    pip install 'pacman-multiagent[learn]'
+    pip install torch --index-url https://download.pytorch.org/whl/cpu   # a CPU build
+    pip install '.[learn]'                                               # in the project's folder
     python examples/train_sb3.py [--layout smallClassic] [--steps 500000] [--envs 8] [--eval-games 100]
 
 Trains on ``PacmanSB3VecEnv`` (the in-process ``PacmanVectorEnv`` behind
@@ -18,6 +19,7 @@ import time
 from evaluation import evaluate, random_policy
 
 from pacman.envs._optional import require
+from pacman.errors import run_script
 
 # Scores of +-500 make PPO's value loss explode; a hundredth keeps returns near 1-10.
 REWARD_SCALE = 0.01
@@ -82,4 +84,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "train_sb3.py")

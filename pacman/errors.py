@@ -6,6 +6,10 @@ single line and exit 2 instead of showing a traceback.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
 
 class PacmanError(Exception):
     """Base class of every error this project raises on purpose."""
@@ -44,3 +48,16 @@ class AgentCrashed(AgentError):
 
 class AgentExited(AgentCrashed):
     """An agent's code called ``sys.exit``: the run stops, naming the agent and the line."""
+
+
+def run_script(main: Callable[[], object], prog: str) -> NoReturn:
+    """Run a script's ``main``: a PacmanError is one line on stderr and exit 2, Ctrl-C 130."""
+    try:
+        main()
+    except PacmanError as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(0)

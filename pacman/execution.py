@@ -36,6 +36,7 @@ from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from pacman.errors import PacmanError, UsageError
+from pacman.extras import install_hint
 from pacman.lifetime import die_with_parent
 
 Task = TypeVar("Task")
@@ -47,7 +48,6 @@ TASKS_AHEAD_PER_WORKER = 4
 TASKS_AHEAD_UNKNOWN = 64
 #: How many times a lost local worker's tasks are run again before the run gives up.
 LOCAL_RESTARTS = 3
-DASK_HINT = "pip install 'pacman-multiagent[dask]'"
 
 # Called on a second signal, before the process ends: each kills one backend's workers.
 _kill_on_second_signal: list[Callable[[], None]] = []
@@ -222,7 +222,7 @@ def import_distributed() -> Any:
     try:
         import distributed
     except ImportError:
-        raise UsageError(f"--scheduler needs Dask: {DASK_HINT}") from None
+        raise UsageError(f"--scheduler needs Dask: {install_hint('dask')}") from None
     return distributed
 
 

@@ -144,12 +144,12 @@ def test_scheduler_without_dask_is_one_line_with_the_install_hint(capsys, monkey
     code = pacman([*QUICK, "-n", "2", "--scheduler", "local", "--json", "games.jsonl"])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
-    assert err == "pacman: --scheduler needs Dask: pip install 'pacman-multiagent[dask]'\n"
+    assert err == "pacman: --scheduler needs Dask: pip install 'dask[distributed]>=2024.1'\n"
     Path("submissions").mkdir()
     code = autograder(["--submissions", "submissions", "--scheduler", "local"])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
-    assert err == "autograder: --scheduler needs Dask: pip install 'pacman-multiagent[dask]'\n"
+    assert err == "autograder: --scheduler needs Dask: pip install 'dask[distributed]>=2024.1'\n"
     assert list(tmp_path.iterdir()) == [tmp_path / "submissions"]  # no output file made
 
 

@@ -240,5 +240,7 @@ def test_missing_stable_baselines3_gives_an_install_hint():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == (
-        "stable_baselines3 is not installed; install it with: pip install 'pacman-multiagent[learn]'\n"
+        "stable_baselines3 is not installed; install it with: "
+        "pip install torch --index-url https://download.pytorch.org/whl/cpu, then pip install "
+        "'gymnasium>=1.1' 'numpy>=1.24' 'pygame>=2.5' 'sb3-contrib>=2.4' 'stable-baselines3>=2.4'\n"
     )

@@ -143,7 +143,7 @@ def test_missing_pillow_is_one_line_with_the_install_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "PIL", None)
     with pytest.raises(PacmanError) as caught:
         FrameRecorder(gif="x.gif")
-    assert str(caught.value) == "writing a GIF needs Pillow: pip install 'pacman-multiagent[gif]'"
+    assert str(caught.value) == "writing a GIF needs Pillow: pip install 'pillow>=10' 'pygame>=2.5'"
 
 
 def test_recording_needs_no_display(tmp_path):

@@ -188,8 +188,7 @@ def test_missing_pygame_is_one_line_with_the_install_hint():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=ROOT
     )
     assert out.stdout == (
-        "pygame is not installed: pip install 'pacman-multiagent[pygame]' for the window, "
-        "or use -t/-q for text\n"
+        "pygame is not installed: pip install 'pygame>=2.5' for the window, or use -t/-q for text\n"
     )
 
 

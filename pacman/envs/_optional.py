@@ -6,6 +6,7 @@ import importlib
 from types import ModuleType
 
 from pacman.errors import PacmanError
+from pacman.extras import install_hint
 
 _EXTRA = {
     "gymnasium": "gym",
@@ -14,6 +15,7 @@ _EXTRA = {
     "pygame": "pygame",
     "stable_baselines3": "learn",
     "sb3_contrib": "learn",
+    "torch": "learn",
 }
 
 
@@ -25,5 +27,5 @@ def require(module: str) -> ModuleType:
         top = module.partition(".")[0]
         extra = _EXTRA.get(top, "all")
         raise PacmanError(
-            f"{top} is not installed; install it with: pip install 'pacman-multiagent[{extra}]'"
+            f"{top} is not installed; install it with: {install_hint(extra)}"
         ) from None

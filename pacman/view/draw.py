@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pacman.errors import DisplayUnavailable
+from pacman.extras import install_hint
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 try:
@@ -30,9 +31,8 @@ try:
     import pygame.gfxdraw
 except ImportError as _error:  # pragma: no cover - exercised only without pygame
     raise DisplayUnavailable(
-        "pygame is not installed: pip install 'pacman-multiagent[pygame]' for the window, "
-        "or use -t/-q for text",
-        reason="pygame is not installed: pip install 'pacman-multiagent[pygame]'",
+        f"pygame is not installed: {install_hint('pygame')} for the window, or use -t/-q for text",
+        reason=f"pygame is not installed: {install_hint('pygame')}",
     ) from _error
 
 if TYPE_CHECKING:

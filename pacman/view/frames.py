@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pacman.errors import PacmanError, UsageError
+from pacman.extras import install_hint
 
 if TYPE_CHECKING:
     from pacman.game import GameResult
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["FrameRecorder", "gif_palette"]
 
-_GIF_HINT = "pip install 'pacman-multiagent[gif]'"
 #: Browsers show GIF delays under 20 ms as 100 ms, so no frame is shorter than this.
 _MIN_DELAY_MS = 20
 #: How long the last frame of a game stays up before the GIF loops.
@@ -51,7 +51,7 @@ def _import_draw() -> Any:
     try:
         from pacman.view import draw
     except PacmanError:  # pygame is missing (draw raises DisplayUnavailable)
-        raise PacmanError(f"recording frames needs pygame: {_GIF_HINT}") from None
+        raise PacmanError(f"recording frames needs pygame: {install_hint('gif')}") from None
     return draw
 
 
@@ -59,7 +59,7 @@ def _import_pillow() -> Any:
     try:
         from PIL import GifImagePlugin, Image, ImageChops
     except ImportError:
-        raise PacmanError(f"writing a GIF needs Pillow: {_GIF_HINT}") from None
+        raise PacmanError(f"writing a GIF needs Pillow: {install_hint('gif')}") from None
     return Image, ImageChops, GifImagePlugin
 
 
