@@ -112,7 +112,9 @@ def test_every_bundled_layout_has_an_id():
 
 
 def test_missing_dependency_gives_an_install_hint():
-    with pytest.raises(PacmanError, match=r"pip install 'gymnasium>=1.1' 'numpy>=1.24' 'pygame>=2.5'$"):
+    with pytest.raises(
+        PacmanError, match=r"pip install 'gymnasium>=1.1' 'numpy>=1.24' 'pygame>=2.5'$"
+    ):
         require("gymnasium.no_such_module_here")
     result = _python(
         "import sys\n"
@@ -562,7 +564,10 @@ def test_missing_pettingzoo_gives_an_install_hint(monkeypatch):
     import pacman.envs
 
     monkeypatch.setitem(sys.modules, "pettingzoo", None)
-    with pytest.raises(PacmanError, match=r"pip install 'gymnasium>=1.1' 'numpy>=1.24' 'pettingzoo>=1.24' 'pygame>=2.5'$"):
+    with pytest.raises(
+        PacmanError,
+        match=r"pip install 'gymnasium>=1.1' 'numpy>=1.24' 'pettingzoo>=1.24' 'pygame>=2.5'$",
+    ):
         pacman.envs.aec_env()
 
 

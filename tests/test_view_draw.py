@@ -202,3 +202,39 @@ def test_a_frame_of_the_natural_size_is_drawn_at_the_zoom_cell_size(state, zoom)
     assert geometry.cell == max(4, round(30 * zoom))
     assert (geometry.left, geometry.top) == (0, 0)
     assert geometry.maze_size[1] + geometry.bar_height == size[1]
+
+
+def _columns_in(surface, color, top: int, bottom: int) -> list[int]:
+    """The x of every column holding a pixel of ``color`` between rows top and bottom."""
+    width = surface.get_width()
+    return [
+        x for x in range(width) if any(pixel(surface, (x, y)) == color for y in range(top, bottom))
+    ]
+
+
+@pytest.mark.parametrize("name", ["testClassic", "minimaxClassic", "smallClassic"])
+def test_the_score_bar_of_a_small_layout_keeps_score_and_caption_apart_and_inside(name):
+    import pygame
+
+    from pacman.layout import load_layout
+
+    layout = load_layout(name)
+    state = GameState.initial(layout)
+    surface = pygame.Surface(drawing.frame_size(layout))
+    theme = drawing.get_theme("classic")
+    caption = "MinimaxAgent  move 118  a key or a click goes on"
+    geometry = drawing.draw(surface, state, theme, caption=caption, banner="")
+    top = geometry.top + geometry.maze_size[1]
+    bottom = top + geometry.bar_height
+    score = _columns_in(surface, theme.score[:3], top, bottom)
+    text = _columns_in(surface, theme.text[:3], top, bottom)
+    assert score and text
+    assert geometry.left <= score[0] and score[-1] < text[0]
+    assert text[-1] < geometry.left + geometry.maze_size[0]
+
+
+def test_a_caption_too_long_for_the_bar_loses_its_first_words_not_its_end():
+    font = drawing._font(drawing._SMALLEST_TEXT)
+    width = font.size("\u2026move 51")[0]
+    shown = drawing._fitted("GreedyAgent  move 51", 30, width, (255, 255, 255))
+    assert shown.get_width() == width

@@ -374,3 +374,18 @@ def test_a_frame_time_of_0_does_not_wait_at_the_end(answerable_window):
     window.idle = frames.append
     window.finish(state, None)
     assert frames == []
+
+
+@pytest.mark.parametrize(
+    ("name", "zoom", "size"),
+    [
+        ("originalClassic", 1.5, (896, 902)),
+        ("originalClassic", 1.0, (840, 846)),
+        ("smallClassic", 1.0, (600, 246)),
+    ],
+)
+def test_a_window_larger_than_the_screen_is_drawn_smaller(monkeypatch, display, name, zoom, size):
+    monkeypatch.setattr(PygameDisplay, "_screen_size", lambda self: (1280, 1024))
+    display.zoom = zoom
+    assert display._window_size(load_layout(name)) == size
+    assert size[0] <= 1280 * 0.9 and size[1] <= 1024 * 0.9

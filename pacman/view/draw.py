@@ -517,18 +517,43 @@ def draw(
         _draw_banner(surface, geometry, banner, banner_color, theme, agents)
 
     bar_top = geometry.top + geometry.maze_size[1]
-    font = _font(max(10, round(geometry.bar_height * 0.75)))
-    score = font.render(f"SCORE {_score_text(state.get_score())}", True, theme.score)
     middle = bar_top + geometry.bar_height // 2
-    surface.blit(score, score.get_rect(midleft=(geometry.left + cell // 3, middle)))
-    if caption:
-        small = _font(max(9, round(geometry.bar_height * 0.6)))
-        text = small.render(caption, True, theme.text)
-        surface.blit(
-            text,
-            text.get_rect(midright=(geometry.left + geometry.maze_size[0] - cell // 3, middle)),
-        )
+    pad = max(2, cell // 3)
+    room = geometry.maze_size[0] - 2 * pad
+    # The score first; the caption gets what is left beside it and loses its start if it
+    # must ("...Agent  move 18"): on a narrow maze the two never overlap or leave the bar.
+    score_text = f"SCORE {_score_text(state.get_score())}"
+    score_size = max(10, round(geometry.bar_height * 0.75))
+    # Smaller score letters where the caption's end ("move 18") would not fit beside it.
+    tail = "\u2026" + " ".join(caption.split()[-2:]) if caption else ""
+    need = _font(_SMALLEST_TEXT).size(tail)[0] + pad if tail else 0
+    while score_size > 10 and _font(score_size).size(score_text)[0] + need > room:
+        score_size -= 1
+    score = _fitted(score_text, score_size, room, theme.score)
+    surface.blit(score, score.get_rect(midleft=(geometry.left + pad, middle)))
+    beside = room - score.get_width() - pad
+    if caption and beside > 0:
+        text = _fitted(caption, max(9, round(geometry.bar_height * 0.6)), beside, theme.text)
+        surface.blit(text, text.get_rect(midright=(geometry.left + pad + room, middle)))
     return geometry
+
+
+#: The smallest letters the score bar uses before it shortens a caption.
+_SMALLEST_TEXT = 14
+
+
+def _fitted(text: str, size: int, width: int, color: Color) -> pygame.Surface:
+    """``text`` rendered at most ``width`` wide: smaller letters first, then its first words
+    left out (the end, "move 18", matters most), then its first letters."""
+    while size > _SMALLEST_TEXT and _font(size).size(text)[0] > width:
+        size -= 1
+    font = _font(size)
+    words = text.split()
+    shorter = [text]
+    shorter += ["\u2026" + " ".join(words[start:]) for start in range(1, len(words))]
+    shorter += ["\u2026" + words[-1][cut:] for cut in range(1, len(words[-1]))] if words else []
+    shown = next((option for option in shorter if font.size(option)[0] <= width), "")
+    return font.render(shown, True, color)
 
 
 def icon(size: int = 32, theme: Theme | str = CLASSIC) -> pygame.Surface:

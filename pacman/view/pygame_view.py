@@ -31,8 +31,15 @@ from typing import TYPE_CHECKING, Any
 from pacman.errors import DisplayUnavailable
 from pacman.game import QuitRequested
 
+#: The share of the screen a window may take at most (large layouts, -z 1.5).
+SCREEN_SHARE = 0.9
+
+#: The longest the final board waits for a key or a click before the run goes on.
+ANSWER_WAIT = 30.0
+
 if TYPE_CHECKING:
     from pacman.game import GameResult
+    from pacman.layout import Layout
     from pacman.state import GameState
 
 __all__ = ["PygameDisplay"]
@@ -257,7 +264,10 @@ class PygameDisplay:
         pygame = self._pygame
         if state.layout is not self._layout:
             self._layout = state.layout
-            size = self._drawing.frame_size(state.layout, self.zoom)
+            size = self._window_size(state.layout)
+            # Placed for its first, small size, a window grown in place runs off the screen;
+            # SDL centres it again at each set_mode when asked to.
+            os.environ.setdefault("SDL_VIDEO_CENTERED", "1")
             self._screen = pygame.display.set_mode(size, pygame.RESIZABLE | pygame.SHOWN)
             pygame.display.set_caption(f"{self.title} - {state.layout.name}")
         self._state = state
@@ -266,6 +276,30 @@ class PygameDisplay:
         self._moves = 0
         self._redraw()
         self._wait_while_paused()
+
+    def _screen_size(self) -> tuple[int, int] | None:
+        try:
+            sizes = self._pygame.display.get_desktop_sizes()
+        except (AttributeError, self._pygame.error):
+            return None
+        return sizes[0] if sizes else None
+
+    def _window_size(self, layout: Layout) -> tuple[int, int]:
+        """The drawing's size at the zoom asked for, made smaller to fit on the screen."""
+        size = self._drawing.frame_size(layout, self.zoom)
+        screen = self._screen_size()
+        if screen is None or screen[0] <= 0 or screen[1] <= 0:
+            return size
+        # Room for the title bar, a panel and the window's borders.
+        room = (screen[0] * SCREEN_SHARE, screen[1] * SCREEN_SHARE)
+        if size[0] <= room[0] and size[1] <= room[1]:
+            return size
+        zoom = self.zoom * min(room[0] / size[0], room[1] / size[1])
+        size = self._drawing.frame_size(layout, zoom)
+        while (size[0] > room[0] or size[1] > room[1]) and zoom > 0.1:
+            zoom -= 1 / self._drawing.BASE_CELL  # cells are whole pixels: one less each
+            size = self._drawing.frame_size(layout, zoom)
+        return size
 
     def update(self, state: GameState, agent_index: int, action: str) -> None:
         self._moves += 1
@@ -301,7 +335,8 @@ class PygameDisplay:
     def finish(self, state: GameState, result: GameResult) -> None:
         """Show how the game ended: a death animation, then the final board until answered.
 
-        With ``hold`` in seconds (or no answer possible) the board stays that long instead.
+        With ``hold`` in seconds (or no answer possible) the board stays that long instead;
+        unanswered, it goes on after ``ANSWER_WAIT`` seconds (nobody answers under Xvfb).
         """
         self._state = state
         self._positions = self._agent_positions(state)
@@ -316,7 +351,9 @@ class PygameDisplay:
         self._redraw()
         try:
             while (
-                not self._answered if waiting else (time.monotonic() - began < hold or self._paused)
+                not self._answered and time.monotonic() - began < ANSWER_WAIT
+                if waiting
+                else (time.monotonic() - began < hold or self._paused)
             ):
                 elapsed = time.monotonic() - began
                 dying = state.is_lose() and elapsed < hold
