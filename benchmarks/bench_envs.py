@@ -11,6 +11,10 @@ PettingZoo parallel game (a step is a move by every agent). Prints one line per
 configuration: the best of ``--repeat`` runs (other processes only ever slow a
 run down), the rate per CPU second of this process (what an idle machine would
 show; not for async, whose work is in other processes), then every run.
+
+With the defaults it runs for about 7 minutes on this project's 2-core machine (16
+configurations, 3 runs of 100,000 steps each); ``--steps 10000 --repeat 1`` gives rough
+figures in a tenth of the time. It says so when it starts.
 """
 
 from __future__ import annotations
@@ -223,6 +227,14 @@ def main() -> None:
     print(
         f"layout {layout}, {steps} steps a run, best of {args.repeat}, "
         f"{os.cpu_count()} CPUs, load average {load:.1f}"
+    )
+    # About 11,400 steps a second over all configurations on this project's machine.
+    seconds = len(configurations) * args.repeat * steps / 11_400
+    took = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+    print(
+        f"{len(configurations)} configurations x {args.repeat} runs x {steps:,} steps: "
+        f"about {took} on a 2-core machine (--steps 10000 --repeat 1 for rough figures)",
+        flush=True,
     )
     print(f"{'':58s} {'steps/s':>10s} {'per CPU s':>10s}  runs (steps/s)")
     for name, run in configurations:
