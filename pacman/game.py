@@ -189,6 +189,15 @@ class Game:
         known = [limit for limit in limits if limit is not None]
         return max(min(known), 0.0) + 0.05 if known else None
 
+    def _overtime(self, index: int, move: int, elapsed: float, used: list[float]) -> str | None:
+        """Why agent ``index`` is out of time after a move of ``elapsed`` seconds, or None."""
+        used[index] += elapsed
+        if self.move_timeout is not None and elapsed > self.move_timeout:
+            return f"{self._name(index)} timed out on move {move}: {elapsed:.2f} s > {self.move_timeout:g} s"
+        if self.game_timeout is not None and used[index] > self.game_timeout:
+            return f"{self._name(index)} ran out of time on move {move}: {used[index]:.2f} s in total > {self.game_timeout:g} s"
+        return None
+
     def _notify(self, method: str, *args: Any) -> None:
         for observer in self.observers:
             callback = getattr(observer, method, None)
@@ -219,39 +228,43 @@ class Game:
             used[index] += time.perf_counter() - tic
 
         choosers = [action_method(agent) for agent in agents]
+        # Looked up once: the loop runs a few hundred thousand times in a batch.
+        watchers = [
+            update for observer in self.observers if (update := getattr(observer, "update", None))
+        ]
+        timed = self.move_timeout is not None or self.game_timeout is not None
         index = 0
         while crash is None and not state.is_terminal():
             if index == 0 and self.max_moves is not None and pacman_moves >= self.max_moves:
                 truncated = True
                 break
-            move = len(actions) + 1
             tic = time.perf_counter()
-            limit = self._time_left(used[index])
             try:
-                with _interrupt_after(limit):
+                if timed:
+                    with _interrupt_after(self._time_left(used[index])):
+                        action = choosers[index](state.copy())
+                else:
                     action = choosers[index](state.copy())
             except _Overtime:
                 action = None
             except Exception as error:
-                crash = f"{self._name(index)} crashed on move {move}: {describe(error)}"
+                crash = f"{self._name(index)} crashed on move {len(actions) + 1}: {describe(error)}"
                 break
-            elapsed = time.perf_counter() - tic
-            used[index] += elapsed
-            if self.move_timeout is not None and elapsed > self.move_timeout:
-                crash = f"{self._name(index)} timed out on move {move}: {elapsed:.2f} s > {self.move_timeout:g} s"
-                break
-            if self.game_timeout is not None and used[index] > self.game_timeout:
-                crash = f"{self._name(index)} ran out of time on move {move}: {used[index]:.2f} s in total > {self.game_timeout:g} s"
-                break
+            if timed:
+                crash = self._overtime(index, len(actions) + 1, time.perf_counter() - tic, used)
+                if crash is not None:
+                    break
             try:
                 state = state.generate_successor(index, action)
             except IllegalActionError as error:
+                move = len(actions) + 1
                 crash = f"{self._name(index)} played an illegal move on move {move}: {error}"
                 break
             actions.append((index, action))
             if index == 0:
                 pacman_moves += 1
-            self._notify("update", state, index, action)
+            for update in watchers:
+                update(state, index, action)
             index = (index + 1) % len(agents)
 
         if crash is None:

@@ -154,3 +154,28 @@ def test_a_cs188_override_may_call_the_base_distribution_under_either_spelling()
     for ghost in (Cautious(1), CautiousToo(1)):
         assert ghost.get_distribution(state) == pytest.approx(expected)
         assert ghost.getDistribution(state) == pytest.approx(expected)
+
+
+def test_random_ghosts_fast_draw_picks_what_the_distribution_walk_picks():
+    import random
+
+    from pacman.ghosts import GhostAgent, RandomGhost
+    from pacman.layout import load_layout
+    from pacman.state import GameState
+
+    walk = random.Random(5)
+    state = GameState.initial(load_layout("mediumClassic"))
+    compared = set()
+    for step in range(4000):
+        if state.is_terminal():
+            state = GameState.initial(load_layout("mediumClassic"))
+        index = step % state.get_num_agents()
+        if index:
+            fast, generic = (
+                RandomGhost(index, random.Random(step)),
+                RandomGhost(index, random.Random(step)),
+            )
+            assert fast.get_action(state) == GhostAgent.get_action(generic, state)
+            compared.add(len(state.get_legal_actions(index)))
+        state = state.generate_successor(index, walk.choice(state.get_legal_actions(index)))
+    assert compared == {1, 2, 3}  # every number of choices a ghost has (never Stop or back)
