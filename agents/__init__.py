@@ -8,6 +8,7 @@ dependency is missing only fails when something from it is asked for.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -23,16 +24,15 @@ AGENT_MODULES: tuple[str, ...] = (
 )
 
 
-def _modules() -> list[ModuleType]:
-    found = []
+def _modules() -> Iterator[ModuleType]:
+    """The agent modules in order, each imported only when the search reaches it."""
     for short in AGENT_MODULES:
         try:
-            found.append(importlib.import_module(f"{__name__}.{short}"))
+            yield importlib.import_module(f"{__name__}.{short}")
         except ModuleNotFoundError as error:
             # A module not written yet is skipped; a missing dependency inside one is not hidden.
             if error.name != f"{__name__}.{short}":
                 raise
-    return found
 
 
 def __getattr__(name: str) -> Any:

@@ -29,8 +29,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from contextlib import contextmanager, suppress
 from types import TracebackType
 from typing import Any, Generic, TypeVar
@@ -175,7 +174,13 @@ class _LocalPool:
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
         self.restarts = 0
-        self.pool = ProcessPoolExecutor(max_workers=jobs, initializer=_quiet_worker)
+        self.pool = self._new_pool()
+
+    def _new_pool(self) -> Executor:
+        # Imported here: multiprocessing costs a serial run's start-up 25 ms it never uses.
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(max_workers=self.jobs, initializer=_quiet_worker)
 
     def slots(self) -> int:
         return self.jobs
@@ -191,7 +196,7 @@ class _LocalPool:
                 f"a worker process died {self.restarts} times (killed, or out of memory); stopping"
             )
         self.close(kill=True)
-        self.pool = ProcessPoolExecutor(max_workers=self.jobs, initializer=_quiet_worker)
+        self.pool = self._new_pool()
 
     def kill(self) -> None:
         # A pool cannot stop a running task: its processes are killed instead. Python 3.14
@@ -417,7 +422,7 @@ class TaskRun(Generic[Task, Result]):
                 index = waiting.pop()
                 try:
                     future = backend.submit(self.function, self.tasks[index])
-                except BrokenProcessPool:
+                except BrokenExecutor:  # (BrokenProcessPool)
                     # A worker died since the last look: the pool takes nothing more.
                     waiting.append(index)
                     lost = True
@@ -429,7 +434,7 @@ class TaskRun(Generic[Task, Result]):
                 index = running.pop(future)
                 try:
                     result = future.result()
-                except BrokenProcessPool:
+                except BrokenExecutor:
                     # The task never finished: it runs again, so it is in the output once.
                     waiting.append(index)
                     lost = True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import sys
@@ -17,6 +16,8 @@ def libc() -> Any:
     """The C library, loaded once, with errno kept for :func:`check`."""
     global _libc
     if _libc is None:
+        import ctypes  # on first use: a serial run of games never needs it
+
         _libc = ctypes.CDLL(None, use_errno=True)
     return _libc
 
@@ -24,6 +25,8 @@ def libc() -> Any:
 def check(result: int) -> int:
     """``result`` of a libc call, or the OSError its errno names when it is negative."""
     if result < 0:
+        import ctypes
+
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code))
     return result
@@ -31,6 +34,8 @@ def check(result: int) -> int:
 
 def prctl(option: int, *args: Any) -> None:
     """``prctl(option, ...)``; whole-number arguments are passed as C unsigned longs."""
+    import ctypes
+
     values = [ctypes.c_ulong(arg) if isinstance(arg, int) else arg for arg in args]
     values += [ctypes.c_ulong(0)] * (4 - len(values))
     check(libc().prctl(option, *values))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -69,7 +68,7 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     """Write a whole file or nothing: a temporary file beside it, renamed into place."""
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    temporary = folder / f".{target.name}.{secrets.token_hex(4)}.tmp"
+    temporary = folder / f".{target.name}.{os.urandom(4).hex()}.tmp"
     try:
         fd = _create(temporary, exclusive=True)
     except OSError as error:
