@@ -342,7 +342,32 @@ DEEP_RECURSION = r"""import sys
         deeper(0)
         return self.value(gameState, 0, 0, float("-inf"), float("inf"))[1]"""
 
+#: Text that is not valid Unicode and escape sequences, printed at import (bytes that are not
+#: UTF-8 written straight to the output) and raised from a search: strings are data.
+ODD_TEXT = r"""import os as _os
+
+_os.write(1, b"odd bytes \xff\xfe \x1b[2J\n")
+print("lone \ud800".encode("utf-8", "surrogatepass").decode("utf-8", "replace"))
+"""
+
 ATTACKS: dict[str, tuple[str, list[Change]]] = {
+    "attack_strings": (
+        "prints bytes that are not UTF-8 at import, raises with a lone surrogate on q2, "
+        "returns a lone surrogate as its action on q3, plays q4 honestly",
+        [
+            (None, AFTER_IMPORTS, AFTER_IMPORTS + ODD_TEXT),
+            (
+                "MinimaxAgent",
+                "return self.value(gameState, 0, 0)[1]",
+                'raise ValueError("bad \\ud800 \\x1b]0;title\\x07")',
+            ),
+            (
+                "AlphaBetaAgent",
+                'return self.value(gameState, 0, 0, float("-inf"), float("inf"))[1]',
+                'return "West\\ud800"',
+            ),
+        ],
+    ),
     "attack_privileges": (
         "switches the hook off and uses what root's capabilities would give, then plays honestly",
         [(None, AFTER_IMPORTS, AFTER_IMPORTS + HOOK_OFF + PRIVILEGE_ATTACKS)],

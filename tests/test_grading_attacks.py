@@ -289,6 +289,7 @@ def test_every_attack_in_every_setting(arena, name):
         "attack_privileges",
         "attack_threads",
         "attack_scratch",
+        "attack_strings",
     )
     for attack in attacks:
         (submissions / attack).mkdir()
@@ -297,6 +298,10 @@ def test_every_attack_in_every_setting(arena, name):
     (submissions / "linked" / "multiAgents.py").symlink_to(
         submissions / "cs188_style" / "multiAgents.py"
     )
+    # An honest file in a folder whose name is not UTF-8 and holds an escape sequence.
+    odd = os.path.join(os.fsencode(submissions), b"odd_\xe9\x1b[2J")
+    os.mkdir(odd)
+    shutil.copy(HONEST, os.path.join(odd, b"multiAgents.py"))
     summary = arena / "out" / "grades"
     summary.parent.mkdir()
 
@@ -325,7 +330,9 @@ def test_every_attack_in_every_setting(arena, name):
         rows = {row["submission"]: row for row in csv.DictReader(handle)}
     data = json.loads(Path(str(summary) + ".json").read_text())
     records = {record["submission"]: record for record in data["submissions"]}
-    assert sorted(rows) == sorted([*attacks, "cs188_style", "linked"])
+    odd_name = "odd_\\xe9\\x1b[2J"  # as every report shows it
+    assert sorted(rows) == sorted([*attacks, "cs188_style", "linked", odd_name])
+    assert "\x1b" not in Path(str(summary) + ".csv").read_text() + done.stdout
     grades = {name: (row["q2"], row["q3"], row["q4"]) for name, row in rows.items()}
     weak = setting.weak
     assert grades["cs188_style"] == ("5", "5", "5")
@@ -353,6 +360,15 @@ def test_every_attack_in_every_setting(arena, name):
     else:
         assert grades["attack_scratch"] == ("0", "0", "0"), scratch_report
         assert "1024 files and folders" in scratch_report, scratch_report
+    assert grades[odd_name] == ("5", "5", "5")
+    # Strings are data: each odd string costs only the test it was in, and shows escaped.
+    assert grades["attack_strings"] == ("0", "0", "5")
+    strings = records["attack_strings"]
+    assert "odd bytes \\xff\\xfe \\x1b[2J" in strings["import_report"]
+    strings_q2 = "\n".join(t["report"] for t in strings["questions"]["q2"]["tests"])
+    assert "bad \\ud800 \\x1b]0;title\\x07" in strings_q2, strings_q2
+    strings_q3 = "\n".join(t["report"] for t in strings["questions"]["q3"]["tests"])
+    assert "West\\ud800" in strings_q3, strings_q3
     assert grades["linked"] == ("0", "0", "0")
     assert "symbolic link" in rows["linked"]["error"]
 
