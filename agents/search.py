@@ -155,9 +155,7 @@ def search(
     while line is not None:
         pv.append(line[0])
         line = line[1]
-    return SearchResult(
-        best_action, best_value, nodes, evaluations, values, tuple(pv), depth
-    )
+    return SearchResult(best_action, best_value, nodes, evaluations, values, tuple(pv), depth)
 
 
 class SearchStats:

@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Pac-Man: watch agents, play with the keyboard, or run batches of games.",
         epilog="Examples: pacman -p ExpectimaxAgent -a depth=2,evalFn=better -l smallClassic; "
         "pacman -p AlphaBetaAgent -a depth=3 -q -n 100 --jobs 2 --json out.jsonl; "
-        "pacman autograde -q q2",
+        "pacman autograde -q q2; pacman tree -p AlphaBetaAgent -a depth=2 --html tree.html",
     )
     add = parser.add_argument
     add("-n", "--numGames", type=int, default=1, metavar="N", help="games to play (default 1)")
@@ -527,6 +527,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pacman.grading import main as autograde
 
         return autograde(args[1:], prog="pacman autograde")
+    if args and args[0] == "tree":
+        from pacman.tree_cli import main as tree
+
+        return tree(args[1:], prog="pacman tree")
     from pacman.execution import Interrupted
 
     parser = build_parser()
