@@ -161,6 +161,17 @@ def build_parser() -> argparse.ArgumentParser:
         default="classic",
         help="colours of the window and frames",
     )
+    add(
+        "--values",
+        action="store_true",
+        help="show the search overlay from the start: root values, principal variation, "
+        "depth and nodes (the V key toggles it in the window; GIFs and frames only with this)",
+    )
+    add(
+        "--html",
+        metavar="FILE",
+        help="save each game as one self-contained HTML replay (play, step, scrub, speed)",
+    )
     add("--version", action="version", version="pacman-multiagent 0.1.0")
     return parser
 
@@ -241,6 +252,7 @@ def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name:
             frame_time=options.frameTime,
             theme=options.theme,
             agent_name=agent_name,
+            values=options.values,
         )
     except (DisplayUnavailable, ImportError) as error:
         if wants_keyboard:
@@ -273,6 +285,7 @@ def _frame_recorder(
         frame_time=options.frameTime,
         theme=options.theme,
         agent_name=agent_name,
+        values=options.values,
     )
 
 

@@ -2,7 +2,9 @@
 
 Observers (displays, recorders) get ``initialize(state)``, ``update(state,
 agent_index, action)`` after every move and ``finish(state, result)``; each
-method is optional. An agent that raises, runs out of time or plays an
+method is optional. An observer with ``annotate(notes)`` is also given the
+agents' marks and Pac-Man's last search (:class:`pacman.marks.BoardNotes`)
+just before the ``update`` of a move that changed them. An agent that raises, runs out of time or plays an
 illegal move ends the game as a crash; with ``catch_exceptions=False`` the
 crash is raised as one ``AgentError`` whose message says what happened.
 """
@@ -22,6 +24,7 @@ from typing import Any
 
 from pacman.agent import action_method, hook
 from pacman.errors import AgentCrashed, AgentError, IllegalActionError, PacmanError
+from pacman.marks import collect as collect_notes
 from pacman.state import GameState
 
 
@@ -219,6 +222,9 @@ class Game:
             used[index] += time.perf_counter() - tic
 
         choosers = [action_method(agent) for agent in agents]
+        # Marks and search results go only to observers that show them, and only when changed.
+        annotating = any(hasattr(observer, "annotate") for observer in self.observers)
+        notes = None
         index = 0
         while crash is None and not state.is_terminal():
             if index == 0 and self.max_moves is not None and pacman_moves >= self.max_moves:
@@ -243,6 +249,7 @@ class Game:
             if self.game_timeout is not None and used[index] > self.game_timeout:
                 crash = f"{self._name(index)} ran out of time on move {move}: {used[index]:.2f} s in total > {self.game_timeout:g} s"
                 break
+            previous = state
             try:
                 state = state.generate_successor(index, action)
             except IllegalActionError as error:
@@ -251,6 +258,11 @@ class Game:
             actions.append((index, action))
             if index == 0:
                 pacman_moves += 1
+            if annotating:
+                changed = collect_notes(agents, notes, searched=previous)
+                if changed is not None:
+                    notes = changed
+                    self._notify("annotate", notes)
             self._notify("update", state, index, action)
             index = (index + 1) % len(agents)
 

@@ -43,10 +43,13 @@ __all__ = [
     "BASE_CELL",
     "CLASSIC",
     "LIGHT",
+    "PV_COLOR",
     "THEMES",
     "Geometry",
     "Theme",
     "draw",
+    "draw_marks",
+    "draw_overlay",
     "fit",
     "frame_size",
     "get_theme",
@@ -433,6 +436,96 @@ def _draw_banner(
     surface.blit(text, text.get_rect(center=box.center))
 
 
+# ------------------------------------------------------------------ marks and the search overlay
+
+#: The principal variation's colour for Pac-Man's moves, and the overlay's label colours.
+PV_COLOR = (255, 140, 0)
+_LABEL_BACK = (0, 0, 0, 170)
+
+
+def draw_marks(
+    surface: pygame.Surface, geometry: Geometry, marks: Sequence[tuple[tuple[int, int], Color]]
+) -> list[tuple[int, int]]:
+    """Each agent's mark as a translucent square with a solid border; returns the cells drawn.
+
+    Cells outside the maze are left out (an agent may draw anything).
+    """
+    cell = geometry.cell
+    border = max(1, cell // 12)
+    square = pygame.Surface((cell, cell), pygame.SRCALPHA)
+    drawn = []
+    for (x, y), color in marks:
+        if not (0 <= x < geometry.columns and 0 <= y < geometry.rows):
+            continue
+        cx, cy = geometry.center(x, y)
+        rect = pygame.Rect(cx - cell // 2, cy - cell // 2, cell, cell)
+        square.fill((*color, 110))
+        surface.blit(square, rect)
+        pygame.draw.rect(surface, color, rect, border)
+        drawn.append((x, y))
+    return drawn
+
+
+def _value_text(value: float) -> str:
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    if math.isnan(value):
+        return "?"
+    return f"{value:.0f}" if abs(value) >= 10 or float(value).is_integer() else f"{value:.1f}"
+
+
+def draw_overlay(
+    surface: pygame.Surface, geometry: Geometry, notes: Any, theme: Theme
+) -> dict[str, tuple[int, int]]:
+    """Pac-Man's last search around the cell it searched from: each root action's value in the
+    cell that action leads to (Stop's on Pac-Man's own cell), and the principal variation as
+    paths (Pac-Man's thick, each ghost's thin in its colour). Returns ``{action: cell}``.
+    """
+    from pacman.directions import STOP, VECTORS
+    from pacman.marks import pv_paths
+
+    search, root = notes.search, notes.searched
+    if search is None or root is None:
+        return {}
+    cell = geometry.cell
+    paths = pv_paths(root, tuple(getattr(search, "pv", ()) or ()))
+    for agent in range(len(paths) - 1, -1, -1):
+        points = [geometry.center(x, y) for x, y in paths[agent]]
+        if len(points) < 2:
+            continue
+        color = PV_COLOR if agent == 0 else theme.ghost_color(agent)
+        width = max(2, cell // 6) if agent == 0 else max(1, cell // 14)
+        pygame.draw.lines(surface, color, False, points, width)
+        for point in points[1:]:
+            pygame.draw.circle(surface, color, point, width)
+    px, py = root.get_pacman_position()
+    font = _font(max(9, round(cell * 0.45)))
+    placed: dict[str, tuple[int, int]] = {}
+    best = getattr(search, "action", None)
+    for action, value in dict(getattr(search, "values", {}) or {}).items():
+        dx, dy = (0, 0) if action == STOP else VECTORS.get(action, (0, 0))
+        where = (round(px + dx), round(py + dy))
+        # The action's initial too: a label can sit on a cell Pac-Man has since moved to.
+        label = (
+            f"{action[:1]} {_value_text(value)}" if action != STOP else f"Stop {_value_text(value)}"
+        )
+        text = font.render(label, True, PV_COLOR if action == best else theme.text)
+        cx, cy = geometry.center(*where)
+        if action == STOP:
+            cy += cell // 2  # under Pac-Man, which stays visible
+        else:
+            # Toward the far side of the cell, clear of Pac-Man once it has moved there.
+            cx += round(dx * cell * 0.3)
+            cy -= round(dy * cell * 0.3)
+        box = text.get_rect(center=(cx, cy)).inflate(4, 2)
+        back = pygame.Surface(box.size, pygame.SRCALPHA)
+        back.fill(_LABEL_BACK)
+        surface.blit(back, box)
+        surface.blit(text, text.get_rect(center=box.center))
+        placed[action] = where
+    return placed
+
+
 def _score_text(score: float) -> str:
     return str(int(score)) if float(score).is_integer() else f"{score:g}"
 
@@ -447,6 +540,8 @@ def draw(
     dying: float = 0.0,
     caption: str | None = None,
     banner: str | None = None,
+    notes: Any = None,
+    overlay: bool = False,
 ) -> Geometry:
     """Paint ``state`` onto ``surface`` (any size; the maze is scaled to fit and centred).
 
@@ -454,8 +549,10 @@ def draw(
     smooth movement between cells; ``mouth`` is how open Pac-Man's mouth is (0
     to 1); ``dying`` runs the death animation (0 to 1: gone); ``caption`` is shown at the right of the score bar (agent name, move
     count); ``banner`` over the maze (``None``: "YOU WIN!"/"GAME OVER" when the
-    game is over, ``""``: nothing). Returns the geometry used, so callers can
-    find cells on the surface.
+    game is over, ``""``: nothing); ``notes`` (:class:`pacman.marks.BoardNotes`) the
+    agents' marks, drawn under food and agents, and with ``overlay`` Pac-Man's last search
+    (:func:`draw_overlay`), its depth and nodes after the caption. Returns the geometry
+    used, so callers can find cells on the surface.
     """
     theme = get_theme(theme)
     layout = state.layout
@@ -463,6 +560,8 @@ def draw(
     cell = geometry.cell
     surface.fill(theme.background)
     surface.blit(_maze_surface(layout, cell, theme), (geometry.left, geometry.top))
+    if notes is not None and notes.marks:
+        draw_marks(surface, geometry, notes.marks)
 
     food_radius = max(1, round(cell * 0.1))
     for x, y in state.get_food().as_list():
@@ -500,6 +599,12 @@ def draw(
     _draw_pacman(
         surface, geometry.center(x, y), cell, pacman.get_direction(), mouth, theme.pacman, dying
     )
+
+    search = getattr(notes, "search", None) if overlay else None
+    if search is not None:
+        draw_overlay(surface, geometry, notes, theme)
+        found = f"depth {getattr(search, 'depth', '?')}, {getattr(search, 'nodes', '?')} nodes"
+        caption = f"{caption}  {found}" if caption else found
 
     banner_color = theme.text
     if banner is None:
