@@ -289,6 +289,20 @@ def _frame_recorder(
     )
 
 
+def _html_replay(
+    options: argparse.Namespace, index: int, count: int, agent_name: str | None
+) -> Any:
+    from pacman.view.html_replay import HtmlReplay
+
+    return HtmlReplay(
+        _numbered(options.html, index, count),
+        theme=options.theme,
+        agent_name=agent_name,
+        frame_time=options.frameTime,
+        values=options.values,
+    )
+
+
 def _accepts(cls: type, keyword: str) -> bool:
     try:
         parameters = inspect.signature(cls).parameters.values()
@@ -336,6 +350,8 @@ def _replay(options: argparse.Namespace) -> int:
     observers = [display] if display is not None else []
     if options.gif or options.frames:
         observers.append(_frame_recorder(options, 0, 1, name))
+    if options.html:
+        observers.append(_html_replay(options, 0, 1, name))
     try:
         result = replay(record, observers)
     except PacmanError as error:
@@ -364,6 +380,8 @@ def _check_outputs(options: argparse.Namespace) -> None:
         prepare_output_file("--record", options.record)
     if options.gif:
         prepare_output_file("--gif", options.gif)
+    if options.html:
+        prepare_output_file("--html", options.html)
     if options.frames:
         prepare_output_folder("--frames", options.frames)
 
@@ -425,9 +443,9 @@ def _play(options: argparse.Namespace) -> int:
 
     display = None
     if parallel:
-        if options.gif or options.frames:
+        if options.gif or options.frames or options.html:
             raise UsageError(
-                "--gif/--frames record games one at a time: leave out --jobs/--scheduler"
+                "--gif/--frames/--html record games one at a time: leave out --jobs/--scheduler"
             )
         _check_outputs(options)
         if not options.quietTextGraphics:
@@ -459,6 +477,11 @@ def _play(options: argparse.Namespace) -> int:
         if options.gif or options.frames:
             recorders.append(
                 _frame_recorder(options, index - training, count - training, pacman_class.__name__)
+            )
+            watching.append(recorders[-1])
+        if options.html:
+            recorders.append(
+                _html_replay(options, index - training, count - training, pacman_class.__name__)
             )
             watching.append(recorders[-1])
         return watching

@@ -51,7 +51,10 @@ def pixels_of(png: Path, color: tuple[int, int, int]) -> int:
     image = pygame.image.load(str(png))
     width, height = image.get_size()
     return sum(
-        1 for x in range(0, width, 2) for y in range(0, height, 2) if image.get_at((x, y))[:3] == color
+        1
+        for x in range(0, width, 2)
+        for y in range(0, height, 2)
+        if image.get_at((x, y))[:3] == color
     )
 
 
@@ -64,3 +67,12 @@ def test_tree_page_draws_in_a_browser(tmp_path):
     # the page's script has laid the tree out.
     assert pixels_of(png, (230, 126, 34)) > 20
     assert pixels_of(png, (255, 217, 214)) > 100
+
+
+def test_replay_page_draws_the_maze_and_agents_in_a_browser(tmp_path):
+    page = tmp_path / "replay.html"
+    assert main(["-p", "GreedyAgent", "-l", "smallClassic", "-k", "2", "-q", "--seed", "5",
+                 "--html", str(page)]) == 0  # fmt: skip
+    png = screenshot(page, tmp_path / "replay.png", "700,420")
+    assert pixels_of(png, (33, 33, 222)) > 200  # the classic theme's wall outline
+    assert pixels_of(png, (255, 255, 0)) > 50  # Pac-Man

@@ -1,0 +1,93 @@
+"""HTML replays: the page's data is the game move for move, from a game or from a record."""
+
+from __future__ import annotations
+
+import json
+
+from test_marks import Painter
+from test_searchtree import NETWORK
+
+from pacman.cli import main
+from pacman.game import Game
+from pacman.ghosts import RandomGhost
+from pacman.layout import load_layout
+from pacman.state import GameState
+from pacman.view.html import embedded_data
+from pacman.view.html_replay import HtmlReplay
+
+
+class Positions:
+    """Every agent's (x, y, facing, scared timer) and the score after each move."""
+
+    def __init__(self) -> None:
+        self.frames: list = []
+
+    def _add(self, state) -> None:
+        agents = [state.get_pacman_state(), *state.get_ghost_states()]
+        self.frames.append(
+            (
+                [[*a.get_position(), a.get_direction(), a.scared_timer] for a in agents],
+                state.get_score(),
+            )
+        )
+
+    def initialize(self, state) -> None:
+        self._add(state)
+
+    def update(self, state, agent_index, action) -> None:
+        self._add(state)
+
+
+def test_the_page_holds_every_move_and_the_marks(tmp_path):
+    out = tmp_path / "game.html"
+    state = GameState.initial(load_layout("minimaxClassic"), 2)
+    watch = Positions()
+    recorder = HtmlReplay(out, agent_name="Painter")
+    result = Game(
+        state,
+        [Painter(), RandomGhost(1), RandomGhost(2)],
+        observers=[recorder, watch],
+        seed=4,
+        max_moves=6,
+    ).run()
+    page = out.read_text(encoding="utf-8")
+    data = embedded_data(page, "replay-data")
+    frames = data["frames"]
+    assert len(frames) == result.moves + 1 == len(watch.frames)
+    assert [(f["p"], f["s"]) for f in frames] == watch.frames
+    assert [(f["a"], f["m"]) for f in frames[1:]] == result.actions
+    eaten = [cell for f in frames for cell in f.get("e", [])]
+    final_food = {tuple(c) for c in result.final_state.get_food_positions()}
+    assert {tuple(c) for c in data["food"]} - {tuple(c) for c in eaten} == final_food
+    # Painter marks its own cell in blue each move: the notes say so, frame by frame.
+    marked = [data["notes"][f["n"]]["marks"] for f in frames if "n" in f]
+    start = list(state.get_pacman_position())
+    assert marked[0] == [[*start, "#0000ff"]]
+    assert data["walls"][0] == "%" * state.layout.width
+    assert (data["end"], result.moves, recorder.written) == ("lose", len(frames) - 1, [out])
+    assert not NETWORK.search(page)
+
+
+def test_html_from_a_game_and_from_its_record_agree(tmp_path, capsys):
+    live, record, again = tmp_path / "live.html", tmp_path / "game.json", tmp_path / "again.html"
+    assert main(["-p", "GreedyAgent", "-l", "smallClassic", "-k", "2", "-q", "--seed", "5",
+                 "--html", str(live), "--record", str(record)]) == 0  # fmt: skip
+    assert main(["--replay", str(record), "-q", "--html", str(again)]) == 0
+    first = embedded_data(live.read_text(), "replay-data")
+    second = embedded_data(again.read_text(), "replay-data")
+    assert first["frames"] == second["frames"]
+    moves = len(json.loads(record.read_text())["actions"])
+    assert len(first["frames"]) == moves + 1
+    capsys.readouterr()
+
+
+def test_several_games_get_numbered_pages_and_jobs_are_refused(tmp_path, capsys):
+    out = tmp_path / "g.html"
+    assert main(["-p", "GreedyAgent", "-l", "minimaxClassic", "-q", "-n", "2", "--seed", "1",
+                 "--html", str(out)]) == 0  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g-1.html", "g-2.html"]
+    capsys.readouterr()
+    assert main(["-p", "GreedyAgent", "-q", "-n", "2", "--jobs", "2", "--html", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        "pacman: --gif/--frames/--html record games one at a time: leave out --jobs/--scheduler\n"
+    )
