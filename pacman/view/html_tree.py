@@ -85,7 +85,7 @@ const onPV = new Set(T.pv || []), pvEdge = new Set();
 for (let i = 1; i < (T.pv || []).length; i++) pvEdge.add(T.pv[i]);
 const cmp = T.compare || {};
 const mark = {};
-for (const [k, ids] of Object.entries(cmp.marks || {})) for (const id of ids) mark[id] = k;
+for (const [k, ids] of Object.entries(cmp.marks || {})) for (const id of ids) (mark[id] = mark[id] || []).push(k);
 const SVGNS = document.getElementById("svg").namespaceURI;  // no URL written in the file
 const SLOT = 66, LAYER = 84, TOP = 40, LEFT = 40, R = 15;
 const folded = new Set();
@@ -192,7 +192,7 @@ function draw() {
     });
     const cls = ["node", n.leaf ? "leaf" : n.kind];
     if (onPV.has(id)) cls.push("onpv"); if (id === selected) cls.push("sel");
-    if (hits.includes(id)) cls.push("hit"); if (mark[id]) cls.push(mark[id]);
+    if (hits.includes(id)) cls.push("hit"); if (mark[id]) cls.push(...mark[id]);
     const g = el("g", {class: cls.join(" "), transform: `translate(${X},${Y})`, "data-id": id}, nodes);
     shape(g, n);
     let v = fmt(n.value);
@@ -251,7 +251,12 @@ sum.textContent = (T.agent || "search") + " \u00b7 " + T.algorithm + (T.depth ? 
   " \u00b7 " + N.length + " nodes (" + (N.length - 1) + " successor calls) \u00b7 chose ";
 const b = document.createElement("span"); b.className = "pv"; b.textContent = (T.action || "?") + " = " + fmt(N[0].value); sum.appendChild(b);
 sum.appendChild(document.createTextNode(" \u00b7 principal variation: " + (pvActs.join(" ") || "-")));
-if (cmp.summary) { const d = document.createElement("div"); d.textContent = cmp.summary; d.style.color = "#8e24aa"; sum.appendChild(d); }
+if (cmp.summary) {
+  const d = document.createElement("div"); d.textContent = cmp.summary; d.style.color = "#8e24aa"; sum.appendChild(d);
+  const k = document.createElement("div"); k.style.fontSize = "12px";
+  k.textContent = "Over the expected tree: grey dashed, a state you never generated; red, a state only your search generated; purple outline, the first divergence.";
+  sum.appendChild(k);
+}
 document.getElementById("legend").innerHTML =
   '<svg width="330" height="20"><polygon points="8,3 15,16 1,16" fill="#d6e4ff" stroke="#333"/><text x="19" y="15" font-size="11">MAX</text>' +
   '<polygon points="58,17 65,4 51,4" fill="#ffd9d6" stroke="#333"/><text x="69" y="15" font-size="11">MIN</text>' +
