@@ -81,7 +81,9 @@ class ExpansionLog:
 
         def watched(state: Any, *args: Any, **kwargs: Any) -> float:
             value = evaluate(state, *args, **kwargs)
-            self.evaluations.append((node_of(state, self), value))
+            if not args and not kwargs:
+                # A state's evaluation; (state, action) is a reflex agent scoring a move.
+                self.evaluations.append((node_of(state, self), value))
             return value
 
         watched._watched_by = self  # type: ignore[attr-defined]

@@ -196,7 +196,6 @@ def algorithm_of(agent: object) -> str:
     name = type(agent).__name__.lower()
     for word, algorithm in (
         ("alphabeta", "alphabeta"),
-        ("anytime", "alphabeta"),
         ("expectiminimax", "expectiminimax"),
         ("expectimax", "expectimax"),
         ("mcts", "mcts"),
@@ -251,7 +250,7 @@ def observe(
         tree = own()
         if isinstance(tree, SearchTree):
             return tree
-    return from_log(
+    tree = from_log(
         log,
         state,
         action,
@@ -260,6 +259,18 @@ def observe(
         title=title,
         depth=getattr(agent, "depth", None),
     )
+    # An agent that scores moves without an evaluation function of states (a reflex agent)
+    # still says what each root action was worth in its public result.
+    values = getattr(getattr(agent, "last_result", None), "values", None)
+    if isinstance(values, dict):
+        for child in reversed(tree.root.children):
+            node = tree.nodes[child]
+            if node.value is None and node.action in values:
+                node.value = values[node.action]
+                node.leaf = not node.children
+        if tree.root.value is None and values:
+            tree.root.value = max(values.values())
+    return tree
 
 
 def from_log(

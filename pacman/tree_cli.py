@@ -35,7 +35,12 @@ def build_parser(prog: str = "pacman tree") -> argparse.ArgumentParser:
     )
     add = parser.add_argument
     add("-p", "--pacman", help="the search agent (default AlphaBetaAgent, or the test's alg)")
-    add("-a", "--agentArgs", metavar="K=V,...", help="agent arguments (default depth=2)")
+    add(
+        "-a",
+        "--agentArgs",
+        metavar="K=V,...",
+        help="agent arguments (default depth=2, or the test's depth, for agents that take one)",
+    )
     add(
         "-l",
         "--layout",
@@ -134,10 +139,12 @@ def run(options: argparse.Namespace) -> int:
         prepare_output_file("--html", options.html)
     state, where, fields = start_state(options)
     name = options.pacman or fields.get("alg", "AlphaBetaAgent").strip()
+    from pacman.cli import _accepts
+
     args = parse_agent_args(options.agentArgs)
-    if not options.agentArgs:
-        args = {"depth": fields.get("depth", "2").strip()}
     cls = agent_class(name, "agent")
+    if not options.agentArgs and _accepts(cls, "depth"):
+        args = {"depth": fields.get("depth", "2").strip()}
     agent = build_agent(cls, "agent", **args)
     shown = ",".join(f"{k}={v}" for k, v in args.items())
     title = f"{cls.__name__} {shown} {where}".replace("  ", " ")

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 
-from test_marks import Painter
+from test_marks import Painter, play
 from test_searchtree import NETWORK
 
 from pacman.cli import main
-from pacman.game import Game
 from pacman.ghosts import RandomGhost
 from pacman.layout import load_layout
 from pacman.state import GameState
@@ -43,13 +42,13 @@ def test_the_page_holds_every_move_and_the_marks(tmp_path):
     state = GameState.initial(load_layout("minimaxClassic"), 2)
     watch = Positions()
     recorder = HtmlReplay(out, agent_name="Painter")
-    result = Game(
+    result = play(
         state,
         [Painter(), RandomGhost(1), RandomGhost(2)],
         observers=[recorder, watch],
         seed=4,
         max_moves=6,
-    ).run()
+    )
     page = out.read_text(encoding="utf-8")
     data = embedded_data(page, "replay-data")
     frames = data["frames"]

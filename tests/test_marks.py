@@ -10,7 +10,7 @@ import agents
 from agents.evaluation import scoreEvaluationFunction
 from agents.search import ALPHABETA, search
 from pacman.agent import Agent
-from pacman.game import Game
+from pacman.game import Game, seed_game
 from pacman.gametree import GameTree
 from pacman.ghosts import RandomGhost
 from pacman.layout import load_layout
@@ -90,6 +90,12 @@ def test_colours_are_read_as_cs188_and_rgb_give_them():
     ]
 
 
+def play(state: GameState, players: list, **options) -> object:
+    """One game seeded as the runner seeds games, so its ghosts move alike every time."""
+    seed_game(players, options["seed"])
+    return Game(state, players, **options).run()
+
+
 def small_state(ghosts: int = 1) -> GameState:
     return GameState.initial(load_layout("minimaxClassic"), ghosts)
 
@@ -97,7 +103,7 @@ def small_state(ghosts: int = 1) -> GameState:
 def test_the_game_hands_marks_to_observers_that_annotate():
     listener = Listener()
     state = small_state(1)
-    Game(state, [Painter(), RandomGhost(1)], observers=[listener], max_moves=4, seed=1).run()
+    play(state, [Painter(), RandomGhost(1)], observers=[listener], max_moves=4, seed=1)
     start = state.get_pacman_position()
     # Pac-Man's marks after its own moves 1, 2 (two cells), then cleared and one cell on move 3.
     blue = (0, 0, 255)
@@ -109,8 +115,8 @@ def test_the_game_hands_marks_to_observers_that_annotate():
 
 def test_nothing_is_sent_when_nothing_is_drawn_or_searched():
     listener = Listener()
-    Game(small_state(1), [agents.GreedyAgent(), RandomGhost(1)], observers=[listener],
-         max_moves=5, seed=1).run()  # fmt: skip
+    play(small_state(1), [agents.GreedyAgent(), RandomGhost(1)], observers=[listener],
+         max_moves=5, seed=1)  # fmt: skip
     assert listener.marks == []
 
 
@@ -118,7 +124,7 @@ def test_search_agents_publish_root_values_and_the_principal_variation():
     listener = Listener()
     state = small_state(1)
     pacman = agents.AlphaBetaAgent(depth=2)
-    Game(state, [pacman, RandomGhost(1)], observers=[listener], max_moves=1, seed=1).run()
+    play(state, [pacman, RandomGhost(1)], observers=[listener], max_moves=1, seed=1)
     first = listener.searches[0]
     assert first is not None and first == search(state, 2, scoreEvaluationFunction, ALPHABETA)
     assert (first.action, first.values, first.pv, first.depth, first.nodes) == (
@@ -257,7 +263,7 @@ def test_frames_draw_marks_and_with_values_the_overlay(tmp_path):
 
     state = small_state(1)
     recorder = FrameRecorder(frames_dir=tmp_path, values=True)
-    Game(state, [Painter(), RandomGhost(1)], observers=[recorder], max_moves=1, seed=1).run()
+    play(state, [Painter(), RandomGhost(1)], observers=[recorder], max_moves=1, seed=1)
     first = pygame.image.load(str(recorder.written[0]))
     geometry = draw.fit(first.get_size(), state.layout)
     x, y = state.get_pacman_position()

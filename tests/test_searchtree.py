@@ -284,3 +284,29 @@ def test_a_crashing_agent_is_one_line_and_exit_1(tmp_path, capsys):
 def test_text_folds_below_a_ply():
     tree = observe(agents.AlphaBetaAgent(depth=1), GameTree.from_fields(LECTURE_FIELDS).start)
     assert to_text(tree, max_ply=0).splitlines()[-1] == "  `-- ... 11 nodes below"
+
+
+def test_a_reflex_agent_gets_its_root_values_from_its_public_result():
+    state = GameState.initial(load_layout("minimaxClassic"))
+    agent = agents.ReflexAgent()
+    tree = observe(agent, state)
+    assert [n.leaf for n in tree] == [False, True, True, True]
+    assert (
+        tree.root_values()
+        == agent.last_result.values
+        == {
+            "West": -55.5,
+            "Stop": -47.5,
+            "East": -42.5,
+        }
+    )
+    assert (tree.action, tree.root.value, tree.pv) == ("East", -42.5, [0, 3])
+
+
+def test_an_evaluation_of_a_move_is_not_taken_for_a_leaf():
+    log = ExpansionLog()
+    root = log.wrap(GameTree.from_fields(LECTURE_FIELDS).start)
+    watched = log.watch(lambda state, action=None: 1.0)
+    watched(root, "Left")  # CS188's ReflexAgent.evaluationFunction(state, action)
+    watched(root.generate_successor(0, "Left"))
+    assert log.evaluations == [(0, 1.0)]

@@ -45,6 +45,7 @@ svg text{font-family:system-ui,sans-serif}
 .edge.pv{stroke:#e67e22;stroke-width:4}
 .act{font-size:10px;fill:#555}
 .act.pv{fill:#c0392b;font-weight:700}
+.prob{font-size:9px;fill:#2e7d32}
 .cut{stroke:#bbb;stroke-dasharray:3 3;stroke-width:1.2}
 .cutx{stroke:#c0392b;stroke-width:2}
 .cutl{font-size:10px;fill:#aaa}
@@ -174,11 +175,13 @@ function draw() {
     if (open) for (const c of kids[id]) {
       const m = N[c], cx = px(c), cy = py(m), pv = pvEdge.has(c) && onPV.has(id);
       el("line", {class: "edge" + (pv ? " pv" : ""), x1: X, y1: Y + R, x2: cx, y2: cy - R}, edges);
-      let label = m.action; if (m.p !== undefined) label += " (" + fmt(m.p) + ")";
+      const label = m.action;
       // The label near the child's end of the edge, on the outer side, so siblings' labels part.
       const t = 0.62, lx = X + (cx - X) * t, ly = Y + R + (cy - R - Y - R) * t;
       const side = Math.abs(cx - X) < 4 ? 1 : Math.sign(cx - X);
       el("text", {class: "act" + (pv ? " pv" : ""), x: lx + 4 * side, y: ly, "text-anchor": side < 0 ? "end" : "start"}, edges, label);
+      // A chance edge's probability goes under its action, keeping labels narrow.
+      if (m.p !== undefined) el("text", {class: "prob", x: lx + 4 * side, y: ly + 10, "text-anchor": side < 0 ? "end" : "start"}, edges, "p " + fmt(m.p));
       st.push(c);
     }
     (n.pruned || []).forEach((a, i) => {
