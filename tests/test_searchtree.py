@@ -310,3 +310,12 @@ def test_an_evaluation_of_a_move_is_not_taken_for_a_leaf():
     watched(root, "Left")  # CS188's ReflexAgent.evaluationFunction(state, action)
     watched(root.generate_successor(0, "Left"))
     assert log.evaluations == [(0, 1.0)]
+
+
+def test_names_from_agents_and_states_stay_text():
+    tree = observe(agents.AlphaBetaAgent(depth=1), GameTree.from_fields(LECTURE_FIELDS).start)
+    tree.title = "<img src=x onerror=alert(1)></script>"
+    tree.nodes[1].state = "</script><b>min1</b>"
+    page = tree_page(tree)
+    assert "<img" not in page and "<b>" not in page
+    assert embedded_data(page, "tree-data")["title"] == tree.title

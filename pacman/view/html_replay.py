@@ -183,7 +183,7 @@ input[type=range]{width:min(560px,80vw)}
 """
 
 _BODY = """
-<main><h1 id="title"></h1><canvas id="board"></canvas>
+<main><h1 id="title">{title}</h1><canvas id="board"></canvas>
 <div class="bar"><button id="back" title="step back (left arrow)">&#9664;&#9664;</button>
 <button id="play" title="play or pause (space)">play</button>
 <button id="fwd" title="step forward (right arrow)">&#9654;&#9654;</button>
@@ -354,7 +354,6 @@ def replay_page(data: dict[str, Any]) -> str:
     return page(
         title,
         _STYLE,
-        json_block("replay-data", data)
-        + _BODY.replace('<h1 id="title"></h1>', f'<h1 id="title">{html.escape(title)}</h1>'),
+        json_block("replay-data", data) + _BODY.format(title=html.escape(title)),
         _SCRIPT,
     )

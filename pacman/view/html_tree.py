@@ -66,7 +66,7 @@ svg text{font-family:system-ui,sans-serif}
 """
 
 _BODY = """
-<header><h1 id="title"></h1><div id="summary"></div>
+<header><h1 id="title">{title}</h1><div id="summary"></div>
 <div class="bar">
 <input type="search" id="find" placeholder="find: #12, an action, a state">
 <button id="next">find next</button><span id="found"></span>
@@ -300,7 +300,6 @@ def tree_page(
     return page(
         title,
         _STYLE,
-        json_block("tree-data", data)
-        + _BODY.replace('<h1 id="title"></h1>', f'<h1 id="title">{html.escape(title)}</h1>'),
+        json_block("tree-data", data) + _BODY.format(title=html.escape(title)),
         _SCRIPT,
     )
