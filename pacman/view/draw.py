@@ -384,11 +384,17 @@ def _value_text(value: float) -> str:
 
 
 def draw_overlay(
-    surface: pygame.Surface, geometry: Geometry, notes: Any, theme: Theme
+    surface: pygame.Surface,
+    geometry: Geometry,
+    notes: Any,
+    theme: Theme,
+    paths: bool = True,
+    labels: bool = True,
 ) -> dict[str, tuple[int, int]]:
     """Pac-Man's last search around the cell it searched from: each root action's value in the
     cell that action leads to (Stop's on Pac-Man's own cell), and the principal variation as
-    paths (Pac-Man's thick, each ghost's thin in its colour). Returns ``{action: cell}``.
+    paths (Pac-Man's thick, each ghost's thin in its colour). Returns ``{action: cell}`` of the
+    labels drawn. :func:`draw` puts the paths under the agents and the labels over them.
     """
     from pacman.directions import STOP, VECTORS
     from pacman.marks import pv_paths
@@ -397,9 +403,9 @@ def draw_overlay(
     if search is None or root is None:
         return {}
     cell = geometry.cell
-    paths = pv_paths(root, tuple(getattr(search, "pv", ()) or ()))
-    for agent in range(len(paths) - 1, -1, -1):
-        points = [geometry.center(x, y) for x, y in paths[agent]]
+    lines = pv_paths(root, tuple(getattr(search, "pv", ()) or ())) if paths else []
+    for agent in range(len(lines) - 1, -1, -1):
+        points = [geometry.center(x, y) for x, y in lines[agent]]
         if len(points) < 2:
             continue
         color = PV_COLOR if agent == 0 else theme.ghost_color(agent)
@@ -411,7 +417,8 @@ def draw_overlay(
     font = _font(max(9, round(cell * 0.45)))
     placed: dict[str, tuple[int, int]] = {}
     best = getattr(search, "action", None)
-    for action, value in dict(getattr(search, "values", {}) or {}).items():
+    values = dict(getattr(search, "values", {}) or {}) if labels else {}
+    for action, value in values.items():
         dx, dy = (0, 0) if action == STOP else VECTORS.get(action, (0, 0))
         where = (round(px + dx), round(py + dy))
         # The action's initial too: a label can sit on a cell Pac-Man has since moved to.
@@ -423,9 +430,9 @@ def draw_overlay(
         if action == STOP:
             cy += cell // 2  # under Pac-Man, which stays visible
         else:
-            # Toward the far side of the cell, clear of Pac-Man once it has moved there.
-            cx += round(dx * cell * 0.3)
-            cy -= round(dy * cell * 0.3)
+            # At the far side of the cell, mostly clear of Pac-Man once it has moved there.
+            cx += round(dx * cell * 0.55)
+            cy -= round(dy * cell * 0.55)
         box = text.get_rect(center=(cx, cy)).inflate(4, 2)
         back = pygame.Surface(box.size, pygame.SRCALPHA)
         back.fill(_LABEL_BACK)
@@ -481,6 +488,13 @@ def draw(
         pygame.gfxdraw.aacircle(surface, *center, capsule_radius, theme.capsule)
         pygame.gfxdraw.filled_circle(surface, *center, capsule_radius, theme.capsule)
 
+    # The principal variation under the agents, so each path starts from under its agent.
+    search = getattr(notes, "search", None) if overlay else None
+    if search is not None:
+        draw_overlay(surface, geometry, notes, theme, labels=False)
+        found = f"depth {getattr(search, 'depth', '?')}, {getattr(search, 'nodes', '?')} nodes"
+        caption = f"{caption}  {found}" if caption else found
+
     count = state.get_num_agents()
     where = list(positions) if positions is not None else None
     for index in range(1, count):  # ghosts first, so Pac-Man is drawn on top of a ghost it meets
@@ -509,11 +523,8 @@ def draw(
         surface, geometry.center(x, y), cell, pacman.get_direction(), mouth, theme.pacman, dying
     )
 
-    search = getattr(notes, "search", None) if overlay else None
     if search is not None:
-        draw_overlay(surface, geometry, notes, theme)
-        found = f"depth {getattr(search, 'depth', '?')}, {getattr(search, 'nodes', '?')} nodes"
-        caption = f"{caption}  {found}" if caption else found
+        draw_overlay(surface, geometry, notes, theme, paths=False)  # values readable over all
 
     banner_color = theme.text
     if banner is None:

@@ -264,21 +264,21 @@ function ghost(index, x, y, facing, timer) {
   }
 }
 function valueText(v) { if (v === null) return "?"; return Math.abs(v) >= 10 || Number.isInteger(v) ? v.toFixed(0) : v.toFixed(1); }
-function overlay(n, frame) {
+function overlay(n, part) {  // part: "paths" under the agents, "labels" over them
   const s = n.search; if (!s) return "";
   const paths = s.paths || [];
-  for (let a = paths.length - 1; a >= 0; a--) {
+  for (let a = part === "paths" ? paths.length - 1 : -1; a >= 0; a--) {
     const p = paths[a]; if (!p || p.length < 2) continue;
     g.strokeStyle = a === 0 ? "#ff8c00" : TH.ghosts[(a - 1) % TH.ghosts.length];
     g.lineWidth = a === 0 ? Math.max(2, CELL / 6) : Math.max(1, CELL / 14);
     g.beginPath(); g.moveTo(cx(p[0][0]), cy(p[0][1])); for (const [x, y] of p.slice(1)) g.lineTo(cx(x), cy(y)); g.stroke();
   }
   const root = paths.length ? paths[0][0] : null;
-  if (root) {
+  if (root && part === "labels") {
     g.font = Math.max(9, Math.round(CELL * 0.45)) + "px sans-serif"; g.textAlign = "center"; g.textBaseline = "middle";
     for (const [act, v] of Object.entries(s.values)) {
       const [dx, dy] = {West: [-1, 0], East: [1, 0], North: [0, 1], South: [0, -1]}[act] || [0, 0];
-      let X = cx(root[0] + dx) + dx * CELL * 0.3, Y = cy(root[1] + dy) - dy * CELL * 0.3;
+      let X = cx(root[0] + dx) + dx * CELL * 0.55, Y = cy(root[1] + dy) - dy * CELL * 0.55;
       if (act === "Stop") Y += CELL / 2;
       const label = (act === "Stop" ? "Stop " : act[0] + " ") + valueText(v), w = g.measureText(label).width + 4;
       g.fillStyle = "rgba(0,0,0,0.67)"; g.fillRect(X - w / 2, Y - CELL * 0.27, w, CELL * 0.54);
@@ -303,11 +303,13 @@ function draw() {
   for (const k of foodAt[at]) { const [x, y] = k.split(",").map(Number); g.beginPath(); g.arc(cx(x), cy(y), Math.max(1, CELL * 0.1), 0, 7); g.fill(); }
   g.fillStyle = TH.capsule;
   for (const k of capsAt[at]) { const [x, y] = k.split(",").map(Number); g.beginPath(); g.arc(cx(x), cy(y), Math.max(2, CELL * 0.25), 0, 7); g.fill(); }
+  let extra = "";  // as in the window: paths under the agents, values over them
+  const shown = n && document.getElementById("vals").checked;
+  if (shown) extra = overlay(n, "paths");
   for (let i = 1; i < f.p.length; i++) ghost(i, f.p[i][0], f.p[i][1], f.p[i][2], f.p[i][3]);
   const pacMoves = F.slice(0, at + 1).filter(x => x.a === 0).length;
   pacman(f.p[0][0], f.p[0][1], f.p[0][2], pacMoves % 2 === 0 ? 1 : 0.3);
-  let extra = "";
-  if (n && document.getElementById("vals").checked) extra = overlay(n, f);
+  if (shown) overlay(n, "labels");
   const mid = H * CELL + BAR / 2;
   g.textBaseline = "middle"; g.textAlign = "left"; g.fillStyle = TH.score;
   g.font = "bold " + Math.round(BAR * 0.62) + "px sans-serif";
