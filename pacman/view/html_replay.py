@@ -275,13 +275,14 @@ function overlay(n, part) {  // part: "paths" under the agents, "labels" over th
   }
   const root = paths.length ? paths[0][0] : null;
   if (root && part === "labels") {
-    g.font = Math.max(9, Math.round(CELL * 0.45)) + "px sans-serif"; g.textAlign = "center"; g.textBaseline = "middle";
+    // As small as the window's labels.
+    g.font = Math.max(8, Math.round(CELL * 0.36)) + "px sans-serif"; g.textAlign = "center"; g.textBaseline = "middle";
     for (const [act, v] of Object.entries(s.values)) {
       const [dx, dy] = {West: [-1, 0], East: [1, 0], North: [0, 1], South: [0, -1]}[act] || [0, 0];
       let X = cx(root[0] + dx) + dx * CELL * 0.55, Y = cy(root[1] + dy) - dy * CELL * 0.55;
       if (act === "Stop") Y += CELL / 2;
       const label = (act === "Stop" ? "Stop " : act[0] + " ") + valueText(v), w = g.measureText(label).width + 4;
-      g.fillStyle = "rgba(0,0,0,0.67)"; g.fillRect(X - w / 2, Y - CELL * 0.27, w, CELL * 0.54);
+      g.fillStyle = "rgba(0,0,0,0.67)"; g.fillRect(X - w / 2, Y - CELL * 0.22, w, CELL * 0.44);
       g.fillStyle = act === s.action ? "#ff8c00" : TH.text; g.fillText(label, X, Y);
     }
   }
