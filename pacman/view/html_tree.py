@@ -230,7 +230,21 @@ function show(id) {
   for (const [k, v] of rows) { const tr = tbl.insertRow(); tr.insertCell().textContent = k; tr.insertCell().textContent = v; }
   info.appendChild(tbl);
   const st = stateOf(id);
-  if (st) { const pre = document.createElement("pre"); pre.textContent = st; info.appendChild(pre); }
+  if (st) info.appendChild(board(st));
+}
+const INK = {"%": "#4a6cf7", ".": "#ffb897", "o": "#ffb897", "G": "#ff4d4d", "^": "#ffd400",
+  "v": "#ffd400", "<": "#ffd400", ">": "#ffd400", "P": "#ffd400"};
+function board(text) {  // a state's text, its walls, food, ghosts and Pac-Man coloured
+  const pre = document.createElement("pre");
+  if (!text.includes("\n")) { pre.textContent = text; return pre; }
+  let run = "", ink = null;
+  const flush = () => { if (!run) return; const s = document.createElement("span");
+    if (ink) s.style.color = ink; s.textContent = run; pre.appendChild(s); run = ""; };
+  for (const line of text.split("\n")) {
+    const plain = /^[%.oG^v<>P ]+$/.test(line);
+    for (const ch of line + "\n") { const c = plain ? (INK[ch] || null) : null; if (c !== ink) { flush(); ink = c; } run += ch; }
+  }
+  flush(); return pre;
 }
 function find() {
   const q = document.getElementById("find").value.trim().toLowerCase();
