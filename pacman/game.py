@@ -4,9 +4,10 @@ Observers (displays, recorders) get ``initialize(state)``, ``update(state,
 agent_index, action)`` after every move and ``finish(state, result)``; each
 method is optional. An observer with ``annotate(notes)`` is also given the
 agents' marks and Pac-Man's last search (:class:`pacman.marks.BoardNotes`)
-just before the ``update`` of a move that changed them. An agent that raises, runs out of time or plays an
-illegal move ends the game as a crash; with ``catch_exceptions=False`` the
-crash is raised as one ``AgentError`` whose message says what happened.
+just before the ``update`` of a move that changed them. An agent that raises,
+runs out of time or plays an illegal move ends the game as a crash; with
+``catch_exceptions=False`` the crash is raised as one ``AgentError`` whose
+message says what happened.
 """
 
 from __future__ import annotations

@@ -74,3 +74,15 @@ def test_the_autograder_writes_the_report_beside_the_text(capsys, monkeypatch, t
         "First divergence at successor call 6: expected m2 South D, yours root East m3."
         in (tree["compare"]["summary"])
     )
+
+
+def test_html_report_needs_one_submission_and_a_folder(capsys, tmp_path):
+    (tmp_path / "file").write_text("")
+    assert main(["--submissions", str(tmp_path), "--html-report", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == (
+        "autograder: --html-report draws one submission's trees: leave out --submissions\n"
+    )
+    assert main(["-q", "q3", "--html-report", str(tmp_path / "file")]) == 2
+    assert capsys.readouterr().err == (
+        f"autograder: --html-report {tmp_path / 'file'}: is a file; give a folder name\n"
+    )

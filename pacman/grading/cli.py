@@ -348,6 +348,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
         import_distributed()
     _limits(args)  # a bad limit fails before anything runs
+    if args.html_report:
+        if args.submissions:
+            raise UsageError("--html-report draws one submission's trees: leave out --submissions")
+        from pacman.outputs import prepare_output_folder
+
+        prepare_output_folder("--html-report", args.html_report)
     if args.submissions:
         from pacman.grading.batch import run_batch
 

@@ -265,7 +265,7 @@ document.getElementById("title").textContent = T.title || "search tree";
 const pvActs = (T.pv || []).slice(1).map(i => N[i].action);
 const sum = document.getElementById("summary");
 sum.textContent = (T.agent || "search") + " \u00b7 " + T.algorithm + (T.depth ? " \u00b7 depth " + T.depth : "") +
-  " \u00b7 " + N.length + " nodes (" + (N.length - 1) + " successor calls) \u00b7 chose ";
+  " \u00b7 " + N.length + " nodes" + (T.algorithm === "mcts" ? "" : " (" + (N.length - 1) + " successor calls)") + " \u00b7 chose ";
 const b = document.createElement("span"); b.className = "pv"; b.textContent = (T.action || "?") + " = " + fmt(N[0].value); sum.appendChild(b);
 sum.appendChild(document.createTextNode(" \u00b7 principal variation: " + (pvActs.join(" ") || "-")));
 if (cmp.summary) {
