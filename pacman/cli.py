@@ -466,6 +466,7 @@ def _play(options: argparse.Namespace) -> int:
         catch_exceptions=options.catchExceptions,
         timeout=options.timeout if options.catchExceptions else None,
         max_moves=options.max_moves,
+        keep_notes=bool(options.record),
     )
 
     recorders: list[Any] = []

@@ -53,6 +53,9 @@ class GameResult:
     #: The Pac-Man agent's own statistics summary, when it keeps any (``--stats``).
     stats: str | None = None
     actions: list[tuple[int, str]] = field(default_factory=list, repr=False)
+    #: With ``keep_notes``: ``(move, notes as JSON)`` each time the marks or Pac-Man's search
+    #: changed (move N: just before observers see move N), for ``--record``.
+    notes: list[tuple[int, dict[str, Any]]] = field(default_factory=list, repr=False)
     final_state: GameState | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -67,7 +70,7 @@ class GameResult:
 
 
 #: What a game's JSON line leaves out: the move list (``--record`` keeps it) and the state.
-_UNSAVED = frozenset({"actions", "final_state"})
+_UNSAVED = frozenset({"actions", "notes", "final_state"})
 
 
 def seed_game(agents: Iterable[object], seed: int) -> random.Random:
@@ -165,6 +168,7 @@ class Game:
         game_timeout: float | None = None,
         max_moves: int | None = None,
         seed: int | None = None,
+        keep_notes: bool = False,
     ) -> None:
         if len(agents) < state.get_num_agents():
             raise AgentError(
@@ -179,6 +183,8 @@ class Game:
         self.game_timeout = game_timeout
         self.max_moves = max_moves
         self.seed = seed
+        #: Keep the agents' marks and Pac-Man's search results in the result (``--record``).
+        self.keep_notes = keep_notes
 
     def _name(self, index: int) -> str:
         who = "Pac-Man" if index == 0 else f"ghost {index}"
@@ -224,8 +230,11 @@ class Game:
 
         choosers = [action_method(agent) for agent in agents]
         # Marks and search results go only to observers that show them, and only when changed.
-        annotating = any(hasattr(observer, "annotate") for observer in self.observers)
+        annotating = self.keep_notes or any(
+            hasattr(observer, "annotate") for observer in self.observers
+        )
         notes = None
+        kept: list[tuple[int, dict[str, Any]]] = []
         index = 0
         while crash is None and not state.is_terminal():
             if index == 0 and self.max_moves is not None and pacman_moves >= self.max_moves:
@@ -263,6 +272,8 @@ class Game:
                 changed = collect_notes(agents, notes, searched=previous)
                 if changed is not None:
                     notes = changed
+                    if self.keep_notes:
+                        kept.append((len(actions), notes.to_json()))
                     self._notify("annotate", notes)
             self._notify("update", state, index, action)
             index = (index + 1) % len(agents)
@@ -292,6 +303,7 @@ class Game:
             seconds=time.perf_counter() - started,
             seed=self.seed,
             actions=actions,
+            notes=kept,
             final_state=state,
         )
         self._notify("finish", state, result)

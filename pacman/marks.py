@@ -154,6 +154,7 @@ class BoardNotes:
             search = self.search
             data["search"] = {
                 "action": search.action,
+                "pv": list(getattr(search, "pv", ()) or ()),
                 "values": {
                     action: value if abs(value) != float("inf") else None
                     for action, value in dict(getattr(search, "values", {}) or {}).items()

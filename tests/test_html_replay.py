@@ -90,3 +90,54 @@ def test_several_games_get_numbered_pages_and_jobs_are_refused(tmp_path, capsys)
     assert capsys.readouterr().err == (
         "pacman: --gif/--frames/--html record games one at a time: leave out --jobs/--scheduler\n"
     )
+
+
+def test_a_record_keeps_marks_and_searches_for_its_replays(tmp_path, capsys):
+    live, record, again = tmp_path / "live.html", tmp_path / "game.json", tmp_path / "again.html"
+    agent = "examples/marking_agent.py:MarkingAgent"
+    assert main(["-p", agent, "-a", "depth=1", "-l", "minimaxClassic", "-k", "2", "-q",
+                 "--seed", "2", "--html", str(live), "--record", str(record)]) == 0  # fmt: skip
+    assert main(["--replay", str(record), "-q", "--html", str(again)]) == 0
+    capsys.readouterr()
+    first = embedded_data(live.read_text(), "replay-data")
+    second = embedded_data(again.read_text(), "replay-data")
+    assert first["notes"] and (first["frames"], first["notes"]) == (
+        second["frames"],
+        second["notes"],
+    )
+    kept = json.loads(record.read_text())["notes"]
+    assert [move for move, _ in kept] == [i for i, f in enumerate(first["frames"]) if "n" in f]
+    assert kept[0][1]["search"]["pv"][0] == kept[0][1]["search"]["action"]
+
+
+def test_a_record_of_an_agent_that_neither_draws_nor_searches_has_no_notes(tmp_path, capsys):
+    record = tmp_path / "game.json"
+    assert main(["-p", "GreedyAgent", "-l", "minimaxClassic", "-q", "--seed", "2",
+                 "--record", str(record)]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert "notes" not in json.loads(record.read_text())
+
+
+def test_frames_of_a_replayed_record_show_its_marks(tmp_path, capsys):
+    import pytest
+
+    pygame = pytest.importorskip("pygame")
+    draw = pytest.importorskip("pacman.view.draw")
+    from pacman.runner import load_record, replay
+    from pacman.view.frames import FrameRecorder
+
+    record = tmp_path / "game.json"
+    assert main(["-p", "examples/marking_agent.py:MarkingAgent", "-a", "depth=1", "-l",
+                 "minimaxClassic", "-k", "2", "-q", "--seed", "2", "--max-moves", "2",
+                 "--record", str(record)]) == 0  # fmt: skip
+    capsys.readouterr()
+    data = load_record(record)
+    recorder = FrameRecorder(frames_dir=tmp_path / "frames", values=True)
+    replay(data, [recorder])
+    move, notes = data["notes"][0]
+    x, y, color = notes["marks"][0]
+    frame = pygame.image.load(str(recorder.written[move - 1]))
+    geometry = draw.fit(frame.get_size(), load_layout("minimaxClassic"))
+    cx, cy = geometry.center(x, y)
+    corner = (cx - geometry.cell // 2, cy - geometry.cell // 2)
+    assert "#{:02x}{:02x}{:02x}".format(*tuple(frame.get_at(corner))[:3]) == color
