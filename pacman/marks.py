@@ -17,6 +17,7 @@ passes them (a colour whose parts are all 1 or less is read as fractions), or
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ __all__ = [
     "drawing_of",
     "pv_paths",
     "read_color",
+    "search_json",
 ]
 
 Cell = tuple[int, int]
@@ -151,19 +153,42 @@ class BoardNotes:
                 [x, y, "#{:02x}{:02x}{:02x}".format(*color)] for (x, y), color in self.marks
             ]
         if self.search is not None:
-            search = self.search
-            data["search"] = {
-                "action": search.action,
-                "pv": list(getattr(search, "pv", ()) or ()),
-                "values": {
-                    action: value if abs(value) != float("inf") else None
-                    for action, value in dict(getattr(search, "values", {}) or {}).items()
-                },
-                "depth": getattr(search, "depth", None),
-                "nodes": getattr(search, "nodes", None),
-                "paths": pv_paths(self.searched, tuple(getattr(search, "pv", ()) or ())),
-            }
+            found = search_json(self.search, self.searched)
+            if found is not None:
+                data["search"] = found
         return data
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def search_json(search: Any, searched: Any) -> dict[str, Any] | None:
+    """A search result as JSON-ready data, or ``None`` if it cannot be read.
+
+    Any agent may publish a ``last_result``: only what has the expected shape is kept
+    (strings, whole numbers; an infinite or unreadable value becomes ``None``).
+    """
+    try:
+        action = search.action
+        values = dict(getattr(search, "values", None) or {})
+        raw = getattr(search, "pv", None)
+        pv = [a for a in raw if isinstance(a, str)] if isinstance(raw, (list, tuple)) else []
+        depth, nodes = getattr(search, "depth", None), getattr(search, "nodes", None)
+        return {
+            "action": action if isinstance(action, str) else None,
+            "pv": pv,
+            "values": {str(a): _finite(v) for a, v in values.items()},
+            "depth": depth if isinstance(depth, int) else None,
+            "nodes": nodes if isinstance(nodes, int) else None,
+            "paths": pv_paths(searched, tuple(pv)),
+        }
+    except Exception:
+        return None
 
 
 def collect(agents: Sequence[object], last: BoardNotes | None, searched: Any) -> BoardNotes | None:

@@ -336,7 +336,10 @@ class _Replayer:
         if agent != self.index or action is None:
             raise _RecordEnd("the record has no move for this agent here")
         if self.notes is not None:
-            self.notes.before_move()
+            try:
+                self.notes.before_move()
+            except Exception:  # notes only decorate a replay: a malformed one never stops it
+                self.notes = None
         return action
 
 
@@ -346,8 +349,14 @@ class _RecordedNotes:
     def __init__(self, notes: list[Any]) -> None:
         self.by_move: dict[int, dict[str, Any]] = {}
         for entry in notes:
-            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], dict):
-                self.by_move[int(entry[0])] = entry[1]
+            # A hand-edited record's odd entry is skipped: notes only decorate the replay.
+            if (
+                isinstance(entry, list)
+                and len(entry) == 2
+                and isinstance(entry[0], int)
+                and isinstance(entry[1], dict)
+            ):
+                self.by_move[entry[0]] = entry[1]
         self.move = 0
         self.board: Any = None
         self._search_data: Any = None
@@ -366,22 +375,24 @@ class _RecordedNotes:
         search = data.get("search")
         if search != self._search_data:  # a new search: a new result object, as live
             self._search_data = search
-            self.board.last_result = None if search is None else _recorded_result(search)
+            self.board.last_result = _recorded_result(search) if isinstance(search, dict) else None
 
 
 def _recorded_result(search: dict[str, Any]) -> Any:
     """A search result rebuilt from a record (``None`` values, infinities, become NaN)."""
     from types import SimpleNamespace
 
-    values = {
-        str(action): math.nan if value is None else float(value)
-        for action, value in (search.get("values") or {}).items()
-    }
+    values = {}
+    given = search.get("values")
+    for action, value in (given if isinstance(given, dict) else {}).items():
+        values[str(action)] = float(value) if isinstance(value, (int, float)) else math.nan
     return SimpleNamespace(
         action=search.get("action"),
         value=values.get(search.get("action"), math.nan),
         values=values,
-        pv=tuple(search.get("pv") or ()),
+        pv=tuple(a for a in search.get("pv") or () if isinstance(a, str))
+        if isinstance(search.get("pv"), list)
+        else (),
         depth=search.get("depth"),
         nodes=search.get("nodes"),
     )

@@ -141,3 +141,18 @@ def test_frames_of_a_replayed_record_show_its_marks(tmp_path, capsys):
     cx, cy = geometry.center(x, y)
     corner = (cx - geometry.cell // 2, cy - geometry.cell // 2)
     assert "#{:02x}{:02x}{:02x}".format(*tuple(frame.get_at(corner))[:3]) == color
+
+
+def test_a_record_with_malformed_notes_still_replays(tmp_path, capsys):
+    record = tmp_path / "game.json"
+    assert main(["-p", "examples/marking_agent.py:MarkingAgent", "-a", "depth=1", "-l",
+                 "minimaxClassic", "-k", "2", "-q", "--seed", "2", "--max-moves", "3",
+                 "--record", str(record)]) == 0  # fmt: skip
+    data = json.loads(record.read_text())
+    data["notes"][0] = ["x", 5]
+    data["notes"][1][1]["search"] = {"values": {"West": "abc"}, "pv": 7}
+    data["notes"].append([2, {"marks": [[1, 2], None, "zz"]}])
+    record.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["--replay", str(record), "-q", "--html", str(tmp_path / "r.html")]) == 0
+    assert capsys.readouterr().err == ""

@@ -273,3 +273,37 @@ def test_frames_draw_marks_and_with_values_the_overlay(tmp_path):
         0,
         255,
     )
+
+
+class Garbled(Painter):
+    """Publishes a last_result of no known shape: infinities, NaN, a PV that is a number."""
+
+    def getAction(self, gameState):
+        from types import SimpleNamespace
+
+        self.last_result = SimpleNamespace(
+            action=3, values={"West": float("inf"), "East": float("nan"), "Stop": "x"}, pv=7
+        )
+        return super().getAction(gameState)
+
+
+def test_a_garbled_search_result_never_breaks_a_game_or_its_pictures(tmp_path):
+    from pacman.view.frames import FrameRecorder
+    from pacman.view.html import embedded_data
+    from pacman.view.html_replay import HtmlReplay
+
+    state = small_state(1)
+    pages = HtmlReplay(tmp_path / "g.html")
+    frames = FrameRecorder(frames_dir=tmp_path / "f", values=True)
+    result = play(state, [Garbled(), RandomGhost(1)], observers=[pages, frames], max_moves=2,
+                  seed=1)  # fmt: skip
+    assert not result.crashed and len(frames.written) == result.moves
+    notes = embedded_data(pages.written[0].read_text(), "replay-data")["notes"]
+    assert notes[0]["search"] == {
+        "action": None,
+        "pv": [],
+        "values": {"West": None, "East": None, "Stop": None},
+        "depth": None,
+        "nodes": None,
+        "paths": [],
+    }

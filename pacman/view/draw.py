@@ -375,7 +375,9 @@ def draw_marks(
     return drawn
 
 
-def _value_text(value: float) -> str:
+def _value_text(value: Any) -> str:
+    if not isinstance(value, (int, float)):
+        return "?"
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
     if math.isnan(value):
@@ -395,7 +397,22 @@ def draw_overlay(
     cell that action leads to (Stop's on Pac-Man's own cell), and the principal variation as
     paths (Pac-Man's thick, each ghost's thin in its colour). Returns ``{action: cell}`` of the
     labels drawn. :func:`draw` puts the paths under the agents and the labels over them.
+    Any agent may publish a ``last_result``: one that cannot be read draws nothing.
     """
+    try:
+        return _overlay(surface, geometry, notes, theme, paths, labels)
+    except Exception:
+        return {}
+
+
+def _overlay(
+    surface: pygame.Surface,
+    geometry: Geometry,
+    notes: Any,
+    theme: Theme,
+    paths: bool,
+    labels: bool,
+) -> dict[str, tuple[int, int]]:
     from pacman.directions import STOP, VECTORS
     from pacman.marks import pv_paths
 
