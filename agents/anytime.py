@@ -33,7 +33,7 @@ import time
 from typing import Any
 
 from agents.evaluation import EvalSpec, resolve_evaluation
-from agents.search import SearchStats
+from agents.search import SearchResult, SearchStats
 from pacman.agent import Agent
 from pacman.errors import AgentError
 
@@ -78,6 +78,8 @@ class AnytimeAgent(Agent):
         self.table: dict[tuple[int, int], tuple[int, float, int, str | None]] = {}
         #: Per move: nodes, evaluations, time and the depth of the deepest search finished.
         self.stats = SearchStats()
+        #: The last move's result: root values of the deepest search finished, its depth.
+        self.last_result: SearchResult | None = None
 
     def register_initial_state(self, state: Any) -> None:
         self.table.clear()
@@ -96,6 +98,7 @@ class AnytimeAgent(Agent):
         plies_per_round = state.get_num_agents()
         best = actions[0]
         finished = 0
+        last_values: dict[str, float] = {}
         order = list(actions)
         if len(actions) > 1:
             for depth in range(1, self.max_depth + 1):
@@ -107,10 +110,21 @@ class AnytimeAgent(Agent):
                         best = stop.args[0]
                     break
                 finished = depth
+                last_values = values
                 order.sort(key=lambda action: -values[action])  # stable: ties keep their order
                 if not self._cut_off:
                     break  # the whole game tree fits: deeper searches would change nothing
         self.stats.add(self._nodes, self._evaluations, time.perf_counter() - started, finished)
+        values = last_values
+        self.last_result = SearchResult(
+            best,
+            values.get(best, math.nan),
+            self._nodes,
+            self._evaluations,
+            values,
+            (best,),
+            finished,
+        )
         return best
 
     def _root(self, state: Any, order: list[str], plies: int) -> tuple[str, dict[str, float]]:

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from agents.evaluation import betterEvaluationFunction
-from agents.search import SearchStats
+from agents.search import SearchResult, SearchStats
 from pacman.agent import Agent
 from pacman.directions import STOP
 
@@ -29,6 +29,8 @@ class ReflexAgent(Agent):
     def __init__(self, index: int = 0) -> None:
         super().__init__(index)
         self.stats = SearchStats()
+        #: Each action's value on the last move (the board overlay shows them).
+        self.last_result: SearchResult | None = None
 
     def evaluate(self, state: Any, action: str) -> float:
         """How good playing ``action`` in ``state`` looks (CS188's ``evaluationFunction``)."""
@@ -42,9 +44,13 @@ class ReflexAgent(Agent):
         started = time.perf_counter()
         actions = state.get_legal_actions(0)
         best_action, best_value = actions[0], float("-inf")
+        values: dict[str, float] = {}
         for action in actions:
-            value = self.evaluate(state, action)
+            value = values[action] = self.evaluate(state, action)
             if value > best_value:
                 best_action, best_value = action, value
         self.stats.add(len(actions), len(actions), time.perf_counter() - started)
+        self.last_result = SearchResult(
+            best_action, best_value, len(actions), len(actions), values, (best_action,), 1
+        )
         return best_action

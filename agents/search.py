@@ -45,12 +45,21 @@ _KINDS = (MINIMAX, ALPHABETA, EXPECTIMAX)
 
 
 class SearchResult(NamedTuple):
-    """What one search found and what it cost."""
+    """What one search found and what it cost: the public result an agent keeps as ``last_result``.
+
+    ``values`` maps each root action to the value the search gave it (for alpha-beta, an
+    action other than the best may have a bound: it was cut off once it could not win).
+    ``pv`` is the principal variation: the actions, every agent's in turn, along which the
+    best value was found.
+    """
 
     action: str
     value: float
     nodes: int  # successor calls
     evaluations: int  # evaluation-function calls
+    values: dict[str, float] = {}  # noqa: RUF012 - a NamedTuple default, never mutated
+    pv: tuple[str, ...] = ()
+    depth: int = 0
 
 
 def search(
@@ -70,10 +79,14 @@ def search(
     inf = math.inf
     nodes = 0
     evaluations = 0
+    # lines[p]: the best line found below the node being searched at ply p. Kept as a linked
+    # pair (action, rest) so that improving a line costs one tuple, not a copy of the line.
+    lines: list[Any] = [None] * (depth * (last + 1) + 2)
 
-    def value(s: Any, agent: int, d: int, alpha: float, beta: float) -> float:
+    def value(s: Any, agent: int, d: int, alpha: float, beta: float, ply: int) -> float:
         # d: rounds left to play, counting the current one.
         nonlocal nodes, evaluations
+        lines[ply] = None
         if d == 0 or s.is_win() or s.is_lose():
             evaluations += 1
             return evaluate(s)
@@ -86,13 +99,15 @@ def search(
             following, next_d = 0, d - 1
         else:
             following, next_d = agent + 1, d
+        below = ply + 1
         if agent == 0:
             best = -inf
             for action in actions:
                 nodes += 1
-                v = value(successor(agent, action), following, next_d, alpha, beta)
+                v = value(successor(agent, action), following, next_d, alpha, beta, below)
                 if v > best:
                     best = v
+                    lines[ply] = (action, lines[below])
                     if prune:
                         if best > beta:
                             return best
@@ -103,14 +118,16 @@ def search(
             total = 0.0
             for action in actions:
                 nodes += 1
-                total += value(successor(agent, action), following, next_d, alpha, beta)
+                total += value(successor(agent, action), following, next_d, alpha, beta, below)
+            # No single line is principal under a chance node; the line stops here.
             return total / len(actions)
         best = inf
         for action in actions:
             nodes += 1
-            v = value(successor(agent, action), following, next_d, alpha, beta)
+            v = value(successor(agent, action), following, next_d, alpha, beta, below)
             if v < best:
                 best = v
+                lines[ply] = (action, lines[below])
                 if prune:
                     if best < alpha:
                         return best
@@ -123,14 +140,22 @@ def search(
         raise AgentError(f"search: Pac-Man has no legal action in state {state}")
     following, next_d = (1, depth) if last > 0 else (0, depth - 1)
     best_value, best_action, alpha = -inf, actions[0], -inf
+    values: dict[str, float] = {}
+    line = None
     for action in actions:
         nodes += 1
-        v = value(state.generate_successor(0, action), following, next_d, alpha, inf)
+        v = value(state.generate_successor(0, action), following, next_d, alpha, inf, 1)
+        values[action] = v
         if v > best_value:
             best_value, best_action = v, action
+            line = lines[1]
             if prune and v > alpha:
                 alpha = v
-    return SearchResult(best_action, best_value, nodes, evaluations)
+    pv = [best_action]
+    while line is not None:
+        pv.append(line[0])
+        line = line[1]
+    return SearchResult(best_action, best_value, nodes, evaluations, values, tuple(pv), depth)
 
 
 class SearchStats:
@@ -200,11 +225,15 @@ class MultiAgentSearchAgent(Agent):
         self.evaluation_function = resolve_evaluation(evalFn)
         self.depth = parse_depth(depth)
         self.stats = SearchStats()
+        #: The last move's :class:`SearchResult` (root values, principal variation, cost),
+        #: ``None`` before the first move: what the board overlay shows.
+        self.last_result: SearchResult | None = None
 
     def get_action(self, state: Any) -> str:
         started = time.perf_counter()
         result = search(state, self.depth, self.evaluation_function, self.kind)
         self.stats.add(result.nodes, result.evaluations, time.perf_counter() - started)
+        self.last_result = result
         return result.action
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pacman.compat import Twinned
@@ -22,6 +22,40 @@ class Agent(Twinned):
         raise AgentError(f"{type(self).__name__} defines neither get_action nor getAction")
 
     getAction = get_action
+
+    # Drawing on the board: shown in the window, GIFs, frames and HTML replays; never raises.
+
+    def draw_cells(
+        self, cells: Iterable[Any], color: Any = (255, 0, 0), clear: bool = False
+    ) -> None:
+        """Mark ``cells`` (``(x, y)`` pairs) in ``color``; ``clear`` first removes earlier marks.
+
+        ``color`` is ``(r, g, b)`` in 0-255 or fractions 0-1 (CS188's contest), or ``#rrggbb``.
+        """
+        from pacman.marks import draw_cells
+
+        draw_cells(self, cells, color, clear)
+
+    def clear_drawing(self) -> None:
+        """Remove every mark this agent drew."""
+        from pacman.marks import clear_drawing
+
+        clear_drawing(self)
+
+    def debug_draw(
+        self, cells: Iterable[Any], color: Any = (255, 0, 0), clear: bool = False
+    ) -> None:
+        """CS188 contest's name for :meth:`draw_cells`."""
+        self.draw_cells(cells, color, clear)
+
+    def debug_clear(self) -> None:
+        """CS188 contest's name for :meth:`clear_drawing`."""
+        self.clear_drawing()
+
+    drawCells = draw_cells
+    clearDrawing = clear_drawing
+    debugDraw = debug_draw
+    debugClear = debug_clear
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(index={getattr(self, 'index', '?')})"

@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Pac-Man: watch agents, play with the keyboard, or run batches of games.",
         epilog="Examples: pacman -p ExpectimaxAgent -a depth=2,evalFn=better -l smallClassic; "
         "pacman -p AlphaBetaAgent -a depth=3 -q -n 100 --jobs 2 --json out.jsonl; "
-        "pacman autograde -q q2",
+        "pacman autograde -q q2; pacman tree -p AlphaBetaAgent -a depth=2 --html tree.html",
     )
     add = parser.add_argument
     add("-n", "--numGames", type=int, default=1, metavar="N", help="games to play (default 1)")
@@ -164,6 +164,17 @@ def build_parser() -> argparse.ArgumentParser:
         default="classic",
         help="colours of the window and frames",
     )
+    add(
+        "--values",
+        action="store_true",
+        help="show the search overlay from the start: root values, principal variation, "
+        "depth and nodes (the V key toggles it in the window; GIFs and frames only with this)",
+    )
+    add(
+        "--html",
+        metavar="FILE",
+        help="save each game as one self-contained HTML replay (play, step, scrub, speed)",
+    )
     add("--version", action="version", version="pacman-multiagent 0.1.0")
     return parser
 
@@ -244,6 +255,7 @@ def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name:
             frame_time=options.frameTime,
             theme=options.theme,
             agent_name=agent_name,
+            values=options.values,
         )
     except (DisplayUnavailable, ImportError) as error:
         if wants_keyboard:
@@ -276,6 +288,21 @@ def _frame_recorder(
         frame_time=options.frameTime,
         theme=options.theme,
         agent_name=agent_name,
+        values=options.values,
+    )
+
+
+def _html_replay(
+    options: argparse.Namespace, index: int, count: int, agent_name: str | None
+) -> Any:
+    from pacman.view.html_replay import HtmlReplay
+
+    return HtmlReplay(
+        _numbered(options.html, index, count),
+        theme=options.theme,
+        agent_name=agent_name,
+        frame_time=options.frameTime,
+        values=options.values,
     )
 
 
@@ -326,6 +353,8 @@ def _replay(options: argparse.Namespace) -> int:
     observers = [display] if display is not None else []
     if options.gif or options.frames:
         observers.append(_frame_recorder(options, 0, 1, name))
+    if options.html:
+        observers.append(_html_replay(options, 0, 1, name))
     try:
         result = replay(record, observers)
     except PacmanError as error:
@@ -356,6 +385,8 @@ def _check_outputs(options: argparse.Namespace) -> None:
         if not options.gif.lower().endswith(".gif"):
             raise UsageError(f"--gif {options.gif}: the file name must end in .gif")
         prepare_output_file("--gif", options.gif)
+    if options.html:
+        prepare_output_file("--html", options.html)
     if options.frames:
         prepare_output_folder("--frames", options.frames)
 
@@ -417,9 +448,9 @@ def _play(options: argparse.Namespace) -> int:
 
     display = None
     if parallel:
-        if options.gif or options.frames:
+        if options.gif or options.frames or options.html:
             raise UsageError(
-                "--gif/--frames record games one at a time: leave out --jobs/--scheduler"
+                "--gif/--frames/--html record games one at a time: leave out --jobs/--scheduler"
             )
         _check_outputs(options)
         if not options.quietTextGraphics:
@@ -441,6 +472,7 @@ def _play(options: argparse.Namespace) -> int:
         # CS188 times agents only with -c; an explicit --timeout is a limit either way.
         timeout=options.timeout or (DEFAULT_TIMEOUT if options.catchExceptions else None),
         max_moves=options.max_moves,
+        keep_notes=bool(options.record),
     )
 
     recorders: list[Any] = []
@@ -452,6 +484,11 @@ def _play(options: argparse.Namespace) -> int:
         if options.gif or options.frames:
             recorders.append(
                 _frame_recorder(options, index - training, count - training, pacman_class.__name__)
+            )
+            watching.append(recorders[-1])
+        if options.html:
+            recorders.append(
+                _html_replay(options, index - training, count - training, pacman_class.__name__)
             )
             watching.append(recorders[-1])
         return watching
@@ -533,6 +570,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pacman.grading import main as autograde
 
         return autograde(args[1:], prog="pacman autograde")
+    if args and args[0] == "tree":
+        from pacman.tree_cli import main as tree
+
+        return tree(args[1:], prog="pacman tree")
     from pacman.execution import Interrupted
 
     parser = build_parser()

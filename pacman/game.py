@@ -2,9 +2,12 @@
 
 Observers (displays, recorders) get ``initialize(state)``, ``update(state,
 agent_index, action)`` after every move and ``finish(state, result)``; each
-method is optional. An agent that raises, runs out of time or plays an
-illegal move ends the game as a crash; with ``catch_exceptions=False`` the
-crash is raised as one ``AgentError`` whose message says what happened.
+method is optional. An observer with ``annotate(notes)`` is also given the
+agents' marks and Pac-Man's last search (:class:`pacman.marks.BoardNotes`)
+just before the ``update`` of a move that changed them. An agent that raises,
+runs out of time or plays an illegal move ends the game as a crash; with
+``catch_exceptions=False`` the crash is raised as one ``AgentError`` whose
+message says what happened.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 from pacman.agent import action_method, hook
 from pacman.errors import AgentCrashed, AgentError, IllegalActionError, PacmanError
+from pacman.marks import collect as collect_notes
 from pacman.state import GameState
 
 
@@ -49,6 +53,9 @@ class GameResult:
     #: The Pac-Man agent's own statistics summary, when it keeps any (``--stats``).
     stats: str | None = None
     actions: list[tuple[int, str]] = field(default_factory=list, repr=False)
+    #: With ``keep_notes``: ``(move, notes as JSON)`` each time the marks or Pac-Man's search
+    #: changed (move N: just before observers see move N), for ``--record``.
+    notes: list[tuple[int, dict[str, Any]]] = field(default_factory=list, repr=False)
     final_state: GameState | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -63,7 +70,7 @@ class GameResult:
 
 
 #: What a game's JSON line leaves out: the move list (``--record`` keeps it) and the state.
-_UNSAVED = frozenset({"actions", "final_state"})
+_UNSAVED = frozenset({"actions", "notes", "final_state"})
 
 
 def seed_game(agents: Iterable[object], seed: int) -> random.Random:
@@ -161,6 +168,7 @@ class Game:
         game_timeout: float | None = None,
         max_moves: int | None = None,
         seed: int | None = None,
+        keep_notes: bool = False,
     ) -> None:
         if len(agents) < state.get_num_agents():
             raise AgentError(
@@ -175,6 +183,8 @@ class Game:
         self.game_timeout = game_timeout
         self.max_moves = max_moves
         self.seed = seed
+        #: Keep the agents' marks and Pac-Man's search results in the result (``--record``).
+        self.keep_notes = keep_notes
 
     def _name(self, index: int) -> str:
         who = "Pac-Man" if index == 0 else f"ghost {index}"
@@ -233,6 +243,12 @@ class Game:
             update for observer in self.observers if (update := getattr(observer, "update", None))
         ]
         timed = self.move_timeout is not None or self.game_timeout is not None
+        # Marks and search results go only to observers that show them, and only when changed.
+        annotating = self.keep_notes or any(
+            hasattr(observer, "annotate") for observer in self.observers
+        )
+        notes = None
+        kept: list[tuple[int, dict[str, Any]]] = []
         index = 0
         while crash is None and not state.is_terminal():
             if index == 0 and self.max_moves is not None and pacman_moves >= self.max_moves:
@@ -254,6 +270,7 @@ class Game:
                 crash = self._overtime(index, len(actions) + 1, time.perf_counter() - tic, used)
                 if crash is not None:
                     break
+            previous = state
             try:
                 state = state.generate_successor(index, action)
             except IllegalActionError as error:
@@ -263,6 +280,13 @@ class Game:
             actions.append((index, action))
             if index == 0:
                 pacman_moves += 1
+            if annotating:
+                changed = collect_notes(agents, notes, searched=previous)
+                if changed is not None:
+                    notes = changed
+                    if self.keep_notes:
+                        kept.append((len(actions), notes.to_json()))
+                    self._notify("annotate", notes)
             for update in watchers:
                 update(state, index, action)
             index = (index + 1) % len(agents)
@@ -292,6 +316,7 @@ class Game:
             seconds=time.perf_counter() - started,
             seed=self.seed,
             actions=actions,
+            notes=kept,
             final_state=state,
         )
         try:

@@ -23,16 +23,27 @@ RecordingState(TreeState('y'))
 [(0, 'a', 'root', 'x'), (1, 'b', 'x', 'y')]
 >>> log.generated_names(), log.explored_count()
 (['root', 'x', 'y'], 3)
+
+Each wrapped state knows which node of the search it is: a root handed out by
+:meth:`ExpansionLog.wrap` is node ``-1``, ``-2``... (first root, second...), and
+the child of entry ``i`` is node ``i``. ``log.parents[i]`` is the node whose
+successor call made entry ``i``, so the tree the search walked is known even
+where equal states appear at several places in it (:mod:`pacman.searchtree`).
+An evaluation function wrapped by :meth:`ExpansionLog.watch` logs the value it
+gives each wrapped node.
+
+>>> log.parents
+[-1, 0]
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from pacman.compat import GameStateCamelCase
 
-__all__ = ["Expansion", "ExpansionLog", "RecordingState", "unwrap"]
+__all__ = ["Expansion", "ExpansionLog", "RecordingState", "node_of", "unwrap"]
 
 
 class Expansion(NamedTuple):
@@ -49,19 +60,42 @@ class ExpansionLog:
 
     def __init__(self) -> None:
         self.entries: list[Expansion] = []
+        #: For each entry, the node whose successor call made it (see the module's docstring).
+        self.parents: list[int] = []
         #: The states handed out by :meth:`wrap` (unwrapped), in order.
         self.roots: list[Any] = []
+        #: ``(node, value)`` for each call of a :meth:`watch`-ed evaluation function, in order;
+        #: ``node`` is ``None`` for a state that did not come from this log.
+        self.evaluations: list[tuple[int | None, float]] = []
 
     def wrap(self, state: Any) -> RecordingState:
         """``state`` wrapped so that successor calls on it (and its descendants) are logged here."""
         state = unwrap(state)
         self.roots.append(state)
-        return RecordingState(state, self)
+        return RecordingState(state, self, -len(self.roots))
+
+    def watch(self, evaluate: Callable[[Any], float]) -> Callable[[Any], float]:
+        """``evaluate``, logging into :attr:`evaluations` the node and value of each call."""
+        if getattr(evaluate, "_watched_by", None) is self:
+            return evaluate
+
+        def watched(state: Any, *args: Any, **kwargs: Any) -> float:
+            value = evaluate(state, *args, **kwargs)
+            if not args and not kwargs:
+                # A state's evaluation; (state, action) is a reflex agent scoring a move.
+                self.evaluations.append((node_of(state, self), value))
+            return value
+
+        watched._watched_by = self  # type: ignore[attr-defined]
+        watched.__wrapped__ = evaluate  # type: ignore[attr-defined]
+        return watched
 
     def clear(self) -> None:
-        """Forget every entry and root (for example, between two moves of a game)."""
+        """Forget every entry, root and evaluation (for example, between two moves of a game)."""
         self.entries.clear()
+        self.parents.clear()
         self.roots.clear()
+        self.evaluations.clear()
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -86,6 +120,13 @@ class ExpansionLog:
         return len(found)
 
 
+def node_of(state: Any, log: ExpansionLog) -> int | None:
+    """Which node of ``log``'s search ``state`` is, or ``None`` if it is not one of its wrappers."""
+    if isinstance(state, RecordingState) and state._log is log:
+        return state._node
+    return None
+
+
 def unwrap(state: Any) -> Any:
     """The state inside any number of :class:`RecordingState` layers."""
     while isinstance(state, RecordingState):
@@ -96,11 +137,12 @@ def unwrap(state: Any) -> Any:
 class RecordingState(GameStateCamelCase):
     """A state whose successor calls are appended to an :class:`ExpansionLog`."""
 
-    __slots__ = ("_log", "_state")
+    __slots__ = ("_log", "_node", "_state")
 
-    def __init__(self, state: Any, log: ExpansionLog) -> None:
+    def __init__(self, state: Any, log: ExpansionLog, node: int = -1) -> None:
         self._state = state
         self._log = log
+        self._node = node
 
     @property
     def wrapped(self) -> Any:
@@ -109,8 +151,10 @@ class RecordingState(GameStateCamelCase):
 
     def generate_successor(self, agent_index: int, action: str) -> RecordingState:
         child = self._state.generate_successor(agent_index, action)
-        self._log.entries.append(Expansion(agent_index, action, self._state, child))
-        return RecordingState(child, self._log)
+        log = self._log
+        log.parents.append(self._node)
+        log.entries.append(Expansion(agent_index, action, self._state, child))
+        return RecordingState(child, log, len(log.entries) - 1)
 
     def generate_pacman_successor(self, action: str) -> RecordingState:
         return self.generate_successor(0, action)
@@ -118,7 +162,7 @@ class RecordingState(GameStateCamelCase):
     def __getattr__(self, name: str) -> Any:
         # Only reached for names the wrapper lacks. Dunder lookups (copy, pickle) and the slots
         # themselves must not recurse into a half-built wrapper.
-        if name.startswith("__") or name in ("_state", "_log"):
+        if name.startswith("__") or name in ("_state", "_log", "_node"):
             raise AttributeError(name)
         return getattr(self._state, name)
 

@@ -8,6 +8,7 @@ worker plays it: ``--jobs 4`` gives exactly the results of a serial run.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import tempfile
@@ -52,6 +53,8 @@ class GameSpec:
     max_moves: int | None = None
     layout_text: str | None = None
     agent_files: tuple[tuple[str, str], ...] = ()
+    #: Keep agents' marks and Pac-Man's search results for the game's record (``--record``).
+    keep_notes: bool = False
 
 
 def _layout(spec: GameSpec) -> Layout:
@@ -193,6 +196,7 @@ def play(
         game_timeout=spec.timeout,
         max_moves=spec.max_moves,
         seed=spec.seed,
+        keep_notes=spec.keep_notes,
     )
     # Last, so that building agents (once per run serially, once per game in parallel)
     # draws nothing the game sees: game i plays alike in every mode and alone.
@@ -319,21 +323,94 @@ def game_record(result: GameResult, layout: Layout, num_ghosts: int) -> dict[str
         "moves": result.moves,
         "crash": result.crash,
         "truncated": result.truncated,
+        # What agents drew and Pac-Man's searches found, when kept: replays show them too.
+        **({"notes": [[move, data] for move, data in result.notes]} if result.notes else {}),
     }
 
 
 class _Replayer:
-    """Plays the record's next move when it is this agent's; otherwise ends the replay."""
+    """Plays the record's next move when it is this agent's; otherwise ends the replay.
 
-    def __init__(self, index: int, moves: Iterator[tuple[int, str]]) -> None:
+    With ``notes``, puts the record's marks and search results on ``board`` (Pac-Man's
+    replayer) just before the move they were recorded at, so the game hands them to
+    observers as it did when the game was played.
+    """
+
+    def __init__(
+        self,
+        index: int,
+        moves: Iterator[tuple[int, str]],
+        notes: _RecordedNotes | None = None,
+    ) -> None:
         self.index = index
         self.moves = moves
+        self.notes = notes
 
     def get_action(self, state: Any) -> str:
         agent, action = next(self.moves, (None, None))
         if agent != self.index or action is None:
             raise _RecordEnd("the record has no move for this agent here")
+        if self.notes is not None:
+            try:
+                self.notes.before_move()
+            except Exception:  # notes only decorate a replay: a malformed one never stops it
+                self.notes = None
         return action
+
+
+class _RecordedNotes:
+    """A record's ``notes``, replayed onto the Pac-Man replayer move by move."""
+
+    def __init__(self, notes: list[Any]) -> None:
+        self.by_move: dict[int, dict[str, Any]] = {}
+        for entry in notes:
+            # A hand-edited record's odd entry is skipped: notes only decorate the replay.
+            if (
+                isinstance(entry, list)
+                and len(entry) == 2
+                and isinstance(entry[0], int)
+                and isinstance(entry[1], dict)
+            ):
+                self.by_move[entry[0]] = entry[1]
+        self.move = 0
+        self.board: Any = None
+        self._search_data: Any = None
+
+    def before_move(self) -> None:
+        from pacman.marks import clear_drawing, draw_cells
+
+        self.move += 1
+        data = self.by_move.get(self.move)
+        if data is None or self.board is None:
+            return
+        clear_drawing(self.board)
+        for mark in data.get("marks") or []:
+            if isinstance(mark, list) and len(mark) == 3:
+                draw_cells(self.board, [mark[:2]], mark[2])
+        search = data.get("search")
+        if search != self._search_data:  # a new search: a new result object, as live
+            self._search_data = search
+            self.board.last_result = _recorded_result(search) if isinstance(search, dict) else None
+
+
+def _recorded_result(search: dict[str, Any]) -> Any:
+    """A search result rebuilt from a record (``None`` values, infinities, become NaN)."""
+    from types import SimpleNamespace
+
+    values = {}
+    given = search.get("values")
+    for action, value in (given if isinstance(given, dict) else {}).items():
+        values[str(action)] = float(value) if isinstance(value, (int, float)) else math.nan
+    return SimpleNamespace(
+        action=search.get("action"),
+        value=values.get(search.get("action"), math.nan),
+        values=values,
+        pv=tuple(a for a in search.get("pv") or () if isinstance(a, str))
+        if isinstance(search.get("pv"), list)
+        else (),
+        depth=search.get("depth"),
+        nodes=search.get("nodes"),
+    )
 
 
 class _RecordEnd(PacmanError):
@@ -378,7 +455,10 @@ def replay(record: dict[str, Any], observers: Sequence[object] = ()) -> GameResu
     state = GameState.initial(layout, record["num_ghosts"])
     count = state.get_num_agents()
     moves = iter([(agent, action) for agent, action in record["actions"]])
-    agents = [_Replayer(index, moves) for index in range(count)]
+    notes = _RecordedNotes(record["notes"]) if isinstance(record.get("notes"), list) else None
+    agents = [_Replayer(index, moves, notes) for index in range(count)]
+    if notes is not None:
+        notes.board = agents[0]  # what the game reads marks and last_result from
     game = Game(state, agents, observers=observers, catch_exceptions=True, seed=record.get("seed"))
     if record.get("seed") is not None:
         seed_game(agents, record["seed"])  # observers that draw see what they saw

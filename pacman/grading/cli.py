@@ -111,6 +111,14 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         help="write gradescope_response.json",
     )
     add("--results", dest="results", default=None, help="write the JSON results to this file")
+    add(
+        "--html-report",
+        dest="html_report",
+        default=None,
+        metavar="DIR",
+        help="write an HTML page per failed tree test into DIR: the expected tree, your "
+        "search over it, the first divergence and the diagnosis",
+    )
     add("--submissions", dest="submissions", default=None, help="grade every subfolder of DIR")
     add(
         "--summary",
@@ -340,6 +348,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
         check_scheduler(args.scheduler)
     _limits(args)  # a bad limit fails before anything runs
+    if args.html_report:
+        if args.submissions:
+            raise UsageError("--html-report draws one submission's trees: leave out --submissions")
+        from pacman.outputs import prepare_output_folder
+
+        prepare_output_folder("--html-report", args.html_report)
     if args.submissions:
         from pacman.grading.batch import run_batch
 
@@ -423,6 +437,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     if not args.run_test:
         print(summary_block(result), file=out, flush=True)
+    if args.html_report:
+        from pacman.grading.tree_report import write_reports
+
+        for line in write_reports(args.html_report, result):
+            print(line, file=out, flush=True)
     data = results_json(result, args.mute)
     if warning is not None:
         data["warning"] = warning

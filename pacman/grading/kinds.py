@@ -37,6 +37,8 @@ class TestResult:
     messages: list[str] = field(default_factory=list)
     output: str = ""
     timed_out: bool = False  # a time limit ended it (later tests of its question may be moot)
+    #: A failed tree test's data for its HTML report (:mod:`pacman.grading.tree_report`).
+    tree_report: dict[str, Any] | None = None
 
     __test__ = False
 
@@ -305,8 +307,13 @@ class GraphGameTreeTest(TestCase):
             messages += self._set_report(sorted(gold_generated), generated, expansions)
         if fail:
             messages += diagnose.diagnose(self.tree, self.depth, self.alg, action, generated)
-            messages += self._tree_lines()
-            return self.result(False, messages, output)
+            from pacman.grading.tree_report import failure_data
+
+            failed = self.result(False, [*messages, *self._tree_lines()], output)
+            failed.tree_report = failure_data(
+                self.test, self.alg, self.depth, action, expansions, gold_action, messages
+            )
+            return failed
         return self.result(True, messages, output)
 
     def _tree_lines(self) -> list[str]:

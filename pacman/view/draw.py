@@ -43,10 +43,13 @@ __all__ = [
     "BASE_CELL",
     "CLASSIC",
     "LIGHT",
+    "PV_COLOR",
     "THEMES",
     "Geometry",
     "Theme",
     "draw",
+    "draw_marks",
+    "draw_overlay",
     "fit",
     "frame_size",
     "get_theme",
@@ -55,7 +58,16 @@ __all__ = [
     "rgb_array",
 ]
 
-Color = tuple[int, int, int]
+from pacman.view.themes import (
+    CLASSIC,
+    FLASH_BELOW,
+    GAME_OVER_RED,
+    LIGHT,
+    THEMES,
+    Color,
+    Theme,
+    get_theme,
+)
 
 #: Pixels per maze cell at zoom 1 (CS188's grid size).
 BASE_CELL = 30
@@ -63,109 +75,9 @@ BASE_CELL = 30
 BAR_CELLS = 1.2
 
 
-@dataclass(frozen=True)
-class Theme:
-    """The colours of a drawing; frozen so it can key the maze cache."""
-
-    name: str
-    background: Color
-    wall: Color  # the outline of the wall tubes
-    wall_fill: Color  # inside the tubes
-    food: Color
-    capsule: Color
-    pacman: Color
-    ghosts: tuple[Color, ...]  # ghost 1, 2, ... (repeating)
-    scared: Color
-    scared_face: Color
-    flash: Color  # a scared ghost about to recover blinks between scared and this
-    flash_face: Color
-    eye: Color
-    pupil: Color
-    text: Color
-    score: Color
-
-    def ghost_color(self, agent_index: int) -> Color:
-        return self.ghosts[(agent_index - 1) % len(self.ghosts)]
-
-
-CLASSIC = Theme(
-    name="classic",
-    background=(0, 0, 0),
-    wall=(33, 33, 222),
-    wall_fill=(0, 0, 48),
-    food=(255, 184, 151),
-    capsule=(255, 184, 151),
-    pacman=(255, 255, 0),
-    ghosts=(
-        (255, 0, 0),
-        (255, 184, 255),
-        (0, 255, 255),
-        (255, 184, 82),
-        (98, 220, 98),
-        (200, 120, 255),
-    ),
-    scared=(33, 33, 255),
-    scared_face=(255, 184, 151),
-    flash=(235, 235, 255),
-    flash_face=(255, 0, 0),
-    eye=(255, 255, 255),
-    pupil=(33, 33, 200),
-    text=(255, 255, 255),
-    score=(255, 255, 0),
-)
-
-#: A light variant, for printed handouts and slides.
-LIGHT = Theme(
-    name="light",
-    background=(250, 250, 245),
-    wall=(40, 70, 170),
-    wall_fill=(205, 215, 245),
-    food=(120, 90, 60),
-    capsule=(200, 90, 30),
-    pacman=(230, 180, 0),
-    ghosts=(
-        (220, 30, 30),
-        (230, 90, 180),
-        (0, 160, 180),
-        (240, 130, 20),
-        (40, 150, 40),
-        (130, 60, 200),
-    ),
-    scared=(40, 40, 220),
-    scared_face=(255, 230, 200),
-    flash=(150, 150, 170),
-    flash_face=(220, 0, 0),
-    eye=(255, 255, 255),
-    pupil=(20, 20, 120),
-    text=(30, 30, 30),
-    score=(150, 100, 0),
-)
-
-THEMES: dict[str, Theme] = {theme.name: theme for theme in (CLASSIC, LIGHT)}
-
-#: The colour of "GAME OVER".
-GAME_OVER_RED = (255, 60, 60)
-
-#: Scared ghosts blink when their timer is at or below this many of their moves.
-FLASH_BELOW = 10
-
 #: Screen angle (degrees, counter-clockwise from east, y up) each direction faces.
 _FACING_ANGLE = {"East": 0.0, "North": 90.0, "West": 180.0, "South": 270.0}
 _LOOK = {"East": (1, 0), "West": (-1, 0), "North": (0, -1), "South": (0, 1)}
-
-
-def get_theme(theme: Theme | str) -> Theme:
-    """A theme by name (``classic``, ``light``) or the theme itself."""
-    if isinstance(theme, Theme):
-        return theme
-    try:
-        return THEMES[theme]
-    except KeyError:
-        from pacman.errors import UsageError
-
-        raise UsageError(
-            f"unknown theme {theme!r}: choose one of {', '.join(sorted(THEMES))}"
-        ) from None
 
 
 @dataclass(frozen=True)
@@ -433,6 +345,120 @@ def _draw_banner(
     surface.blit(text, text.get_rect(center=box.center))
 
 
+# ------------------------------------------------------------------ marks and the search overlay
+
+#: The principal variation's colour for Pac-Man's moves, and the overlay's label colours.
+PV_COLOR = (255, 140, 0)
+_LABEL_BACK = (0, 0, 0, 170)
+
+
+def draw_marks(
+    surface: pygame.Surface, geometry: Geometry, marks: Sequence[tuple[tuple[int, int], Color]]
+) -> list[tuple[int, int]]:
+    """Each agent's mark as a translucent square with a solid border; returns the cells drawn.
+
+    Cells outside the maze are left out (an agent may draw anything).
+    """
+    cell = geometry.cell
+    border = max(1, cell // 12)
+    square = pygame.Surface((cell, cell), pygame.SRCALPHA)
+    drawn = []
+    for (x, y), color in marks:
+        if not (0 <= x < geometry.columns and 0 <= y < geometry.rows):
+            continue
+        cx, cy = geometry.center(x, y)
+        rect = pygame.Rect(cx - cell // 2, cy - cell // 2, cell, cell)
+        square.fill((*color, 110))
+        surface.blit(square, rect)
+        pygame.draw.rect(surface, color, rect, border)
+        drawn.append((x, y))
+    return drawn
+
+
+def _value_text(value: Any) -> str:
+    if not isinstance(value, (int, float)):
+        return "?"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    if math.isnan(value):
+        return "?"
+    return f"{value:.0f}" if abs(value) >= 10 or float(value).is_integer() else f"{value:.1f}"
+
+
+def draw_overlay(
+    surface: pygame.Surface,
+    geometry: Geometry,
+    notes: Any,
+    theme: Theme,
+    paths: bool = True,
+    labels: bool = True,
+) -> dict[str, tuple[int, int]]:
+    """Pac-Man's last search around the cell it searched from: each root action's value in the
+    cell that action leads to (Stop's on Pac-Man's own cell), and the principal variation as
+    paths (Pac-Man's thick, each ghost's thin in its colour). Returns ``{action: cell}`` of the
+    labels drawn. :func:`draw` puts the paths under the agents and the labels over them.
+    Any agent may publish a ``last_result``: one that cannot be read draws nothing.
+    """
+    try:
+        return _overlay(surface, geometry, notes, theme, paths, labels)
+    except Exception:
+        return {}
+
+
+def _overlay(
+    surface: pygame.Surface,
+    geometry: Geometry,
+    notes: Any,
+    theme: Theme,
+    paths: bool,
+    labels: bool,
+) -> dict[str, tuple[int, int]]:
+    from pacman.directions import STOP, VECTORS
+    from pacman.marks import pv_paths
+
+    search, root = notes.search, notes.searched
+    if search is None or root is None:
+        return {}
+    cell = geometry.cell
+    lines = pv_paths(root, tuple(getattr(search, "pv", ()) or ())) if paths else []
+    for agent in range(len(lines) - 1, -1, -1):
+        points = [geometry.center(x, y) for x, y in lines[agent]]
+        if len(points) < 2:
+            continue
+        color = PV_COLOR if agent == 0 else theme.ghost_color(agent)
+        width = max(2, cell // 6) if agent == 0 else max(1, cell // 14)
+        pygame.draw.lines(surface, color, False, points, width)
+        for point in points[1:]:
+            pygame.draw.circle(surface, color, point, width)
+    px, py = root.get_pacman_position()
+    font = _font(max(9, round(cell * 0.45)))
+    placed: dict[str, tuple[int, int]] = {}
+    best = getattr(search, "action", None)
+    values = dict(getattr(search, "values", {}) or {}) if labels else {}
+    for action, value in values.items():
+        dx, dy = (0, 0) if action == STOP else VECTORS.get(action, (0, 0))
+        where = (round(px + dx), round(py + dy))
+        # The action's initial too: a label can sit on a cell Pac-Man has since moved to.
+        label = (
+            f"{action[:1]} {_value_text(value)}" if action != STOP else f"Stop {_value_text(value)}"
+        )
+        text = font.render(label, True, PV_COLOR if action == best else theme.text)
+        cx, cy = geometry.center(*where)
+        if action == STOP:
+            cy += cell // 2  # under Pac-Man, which stays visible
+        else:
+            # At the far side of the cell, mostly clear of Pac-Man once it has moved there.
+            cx += round(dx * cell * 0.55)
+            cy -= round(dy * cell * 0.55)
+        box = text.get_rect(center=(cx, cy)).inflate(4, 2)
+        back = pygame.Surface(box.size, pygame.SRCALPHA)
+        back.fill(_LABEL_BACK)
+        surface.blit(back, box)
+        surface.blit(text, text.get_rect(center=box.center))
+        placed[action] = where
+    return placed
+
+
 def _score_text(score: float) -> str:
     return str(int(score)) if float(score).is_integer() else f"{score:g}"
 
@@ -447,6 +473,8 @@ def draw(
     dying: float = 0.0,
     caption: str | None = None,
     banner: str | None = None,
+    notes: Any = None,
+    overlay: bool = False,
 ) -> Geometry:
     """Paint ``state`` onto ``surface`` (any size; the maze is scaled to fit and centred).
 
@@ -454,8 +482,10 @@ def draw(
     smooth movement between cells; ``mouth`` is how open Pac-Man's mouth is (0
     to 1); ``dying`` runs the death animation (0 to 1: gone); ``caption`` is shown at the right of the score bar (agent name, move
     count); ``banner`` over the maze (``None``: "YOU WIN!"/"GAME OVER" when the
-    game is over, ``""``: nothing). Returns the geometry used, so callers can
-    find cells on the surface.
+    game is over, ``""``: nothing); ``notes`` (:class:`pacman.marks.BoardNotes`) the
+    agents' marks, drawn under food and agents, and with ``overlay`` Pac-Man's last search
+    (:func:`draw_overlay`), its depth and nodes after the caption. Returns the geometry
+    used, so callers can find cells on the surface.
     """
     theme = get_theme(theme)
     layout = state.layout
@@ -463,6 +493,8 @@ def draw(
     cell = geometry.cell
     surface.fill(theme.background)
     surface.blit(_maze_surface(layout, cell, theme), (geometry.left, geometry.top))
+    if notes is not None and notes.marks:
+        draw_marks(surface, geometry, notes.marks)
 
     food_radius = max(1, round(cell * 0.1))
     for x, y in state.get_food().as_list():
@@ -472,6 +504,13 @@ def draw(
         center = geometry.center(x, y)
         pygame.gfxdraw.aacircle(surface, *center, capsule_radius, theme.capsule)
         pygame.gfxdraw.filled_circle(surface, *center, capsule_radius, theme.capsule)
+
+    # The principal variation under the agents, so each path starts from under its agent.
+    search = getattr(notes, "search", None) if overlay else None
+    if search is not None:
+        draw_overlay(surface, geometry, notes, theme, labels=False)
+        found = f"depth {getattr(search, 'depth', '?')}, {getattr(search, 'nodes', '?')} nodes"
+        caption = f"{caption}  {found}" if caption else found
 
     count = state.get_num_agents()
     where = list(positions) if positions is not None else None
@@ -500,6 +539,9 @@ def draw(
     _draw_pacman(
         surface, geometry.center(x, y), cell, pacman.get_direction(), mouth, theme.pacman, dying
     )
+
+    if search is not None:
+        draw_overlay(surface, geometry, notes, theme, paths=False)  # values readable over all
 
     banner_color = theme.text
     if banner is None:

@@ -191,6 +191,7 @@ class FrameRecorder:
         frame_time: float = 0.1,
         theme: Any = "classic",
         agent_name: str | None = None,
+        values: bool = False,
     ) -> None:
         if gif is None and frames_dir is None:
             raise UsageError("FrameRecorder needs a GIF file (--gif) or a frames folder (--frames)")
@@ -208,6 +209,9 @@ class FrameRecorder:
         self.frame_time = frame_time
         self.theme = self._draw.get_theme(theme)
         self.agent_name = agent_name
+        #: Whether frames show the search overlay (agents' marks are always drawn).
+        self.values = values
+        self._notes: Any = None
         #: Files written so far (GIFs and PNGs), in order.
         self.written: list[Path] = []
         #: Frames recorded in the current (or last) game.
@@ -230,6 +234,7 @@ class FrameRecorder:
         self.close()
         self._games += 1
         self._moves = self._pacman_moves = self._last_recorded = self.frames = 0
+        self._notes = None
         self._state = state
         pygame = self._draw.pygame
         self._surface = pygame.Surface(self._draw.frame_size(state.layout, self.zoom))
@@ -243,6 +248,10 @@ class FrameRecorder:
                 raise PacmanError(
                     f"{self.frames_dir}: cannot save frames there ({_why_not(error)})"
                 ) from None
+
+    def annotate(self, notes: Any) -> None:
+        """The agents' marks and Pac-Man's last search, drawn from the next frame on."""
+        self._notes = notes
 
     def update(self, state: GameState, agent_index: int, action: str) -> None:
         self._moves += 1
@@ -264,7 +273,15 @@ class FrameRecorder:
             caption = f"{self.agent_name}  {caption}"
         # Pac-Man's mouth opens and closes on alternate moves of its own.
         mouth = 1.0 if self._pacman_moves % 2 == 0 else 0.3
-        draw.draw(self._surface, state, self.theme, mouth=mouth, caption=caption)
+        draw.draw(
+            self._surface,
+            state,
+            self.theme,
+            mouth=mouth,
+            caption=caption,
+            notes=self._notes,
+            overlay=self.values,
+        )
         self._last_recorded = self._moves
         self.frames += 1
         if self.frames_dir is not None:

@@ -10,7 +10,10 @@ answering while paused. At the end of a game the final board stays, its
 with a frame time of 0, nor in a window nobody can see: SDL's dummy driver).
 
 Keys: Space (or P) pauses and resumes, Right (while paused) plays one more
-move, ``+``/``-`` halve/double the frame time, Esc or closing the window
+move, ``+``/``-`` halve/double the frame time, V shows or hides the search
+overlay (each root action's value beside Pac-Man, the principal variation,
+depth and nodes in the status bar; ``values=True`` starts with it shown),
+Esc or closing the window
 raises ``pacman.game.QuitRequested``, which ends the run cleanly. Arrow keys,
 WASD and Q (CS188's stop key) are recorded for
 ``agents.keyboard.KeyboardAgent``, which reads them through
@@ -85,6 +88,7 @@ class PygameDisplay:
         fps: int = 60,
         hold: float | None = None,
         title: str = "Pac-Man",
+        values: bool = False,
     ) -> None:
         global _ACTIVE
         problem = missing_display()
@@ -104,6 +108,9 @@ class PygameDisplay:
         #: click (after a short death animation), or no time at all with a frame time of 0.
         self.hold = hold
         self.title = title
+        #: Whether the search overlay is shown (the V key toggles it).
+        self.show_values = values
+        self._notes: Any = None
         chosen = os.environ.get("SDL_VIDEODRIVER")
         # Ctrl-C stays Python's KeyboardInterrupt instead of becoming a window-close event that
         # would only be seen after the agent's current (maybe long) search.
@@ -234,6 +241,13 @@ class PygameDisplay:
         elif key in (pygame.K_SPACE, pygame.K_p):
             self._paused = not self._paused
             self._step = False
+        elif key == pygame.K_v:
+            self.show_values = not self.show_values
+            if self.show_values and getattr(self._notes, "search", None) is None:
+                self._tell("values: this agent shows none (it has no last_result)")
+            else:
+                self._tell("values shown" if self.show_values else "values hidden")
+            self._redraw()
         elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
             self.frame_time = 0.0 if self.frame_time / 2 < _FASTEST else self.frame_time / 2
             self._tell(f"frame time {self.frame_time:g} s")
@@ -271,6 +285,7 @@ class PygameDisplay:
             self._screen = pygame.display.set_mode(size, pygame.RESIZABLE | pygame.SHOWN)
             pygame.display.set_caption(f"{self.title} - {state.layout.name}")
         self._state = state
+        self._notes = None
         self._positions = self._agent_positions(state)
         self._mouth = 1.0
         self._moves = 0
@@ -300,6 +315,10 @@ class PygameDisplay:
             zoom -= 1 / self._drawing.BASE_CELL  # cells are whole pixels: one less each
             size = self._drawing.frame_size(layout, zoom)
         return size
+
+    def annotate(self, notes: Any) -> None:
+        """The agents' marks and Pac-Man's last search, shown from the next frame on."""
+        self._notes = notes
 
     def update(self, state: GameState, agent_index: int, action: str) -> None:
         self._moves += 1
@@ -407,6 +426,8 @@ class PygameDisplay:
             dying=self._dying,
             caption=self._caption(),
             banner="PAUSED" if self._paused and not self._state.is_terminal() else None,
+            notes=self._notes,
+            overlay=self.show_values,
         )
         self._pygame.display.flip()
         self._last_flip = time.monotonic()

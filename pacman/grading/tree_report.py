@@ -1,0 +1,152 @@
+"""The grader's HTML report of a failed tree test: the expected tree, the student's search over it.
+
+The expected tree is the tree the project's own agent (the test's ``alg`` at its
+``depth``) expands, drawn by :mod:`pacman.view.html_tree`. Over it:
+
+- an expected state the student never generated is drawn faded (``missing``);
+- a state the student generated that the correct search never does is added under
+  its parent and drawn red (``extra``);
+- the first successor call where the two sequences part is outlined (``diverge``),
+  with both calls in the node's notes and the summary;
+- the summary gives both moves and the text report's diagnosis.
+
+Only names and actions from the student's reply are used, as data: the page
+escapes them like any other text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pacman.errors import PacmanError
+
+__all__ = ["failure_data", "report_page", "write_reports"]
+
+
+def failure_data(
+    fields: Mapping[str, str],
+    alg: str,
+    depth: int,
+    action: str | None,
+    expansions: Sequence[Sequence[Any]],
+    gold_action: str,
+    messages: Sequence[str],
+) -> dict[str, Any]:
+    """What a failed GraphGameTreeTest keeps for its HTML report (plain, picklable data)."""
+    return {
+        "fields": {key: value for key, value in fields.items() if key != "diagram"},
+        "alg": alg,
+        "depth": depth,
+        "action": action,
+        "expansions": [list(entry) for entry in expansions],
+        "gold_action": gold_action,
+        "messages": list(messages),
+    }
+
+
+def _call(entry: Sequence[Any] | None) -> str:
+    if entry is None:
+        return "(nothing)"
+    return f"{entry[0]} {entry[1]} {entry[2]}"
+
+
+def report_page(data: Mapping[str, Any], title: str) -> str:
+    """The HTML report for one failed tree test (``data`` from :func:`failure_data`)."""
+    import agents
+    from pacman.gametree import GameTree
+    from pacman.searchtree import MAX, MIN, TreeNode, observe
+    from pacman.view.html_tree import tree_page
+
+    tree_game = GameTree.from_fields(data["fields"])
+    agent_class = getattr(agents, data["alg"], None)
+    if agent_class is None:
+        raise PacmanError(f"{title}: no reference agent {data['alg']!r} to draw the expected tree")
+    expected = observe(agent_class(depth=data["depth"]), tree_game.start, title=title)
+    nodes = expected.nodes
+    # The correct calls (parent, action, child) in order, and the student's.
+    gold = [(str(nodes[n.parent].state), n.action, str(n.state)) for n in nodes[1:]]
+    mine = [(str(e[2]), str(e[1]), str(e[3])) for e in data["expansions"]]
+    generated = {str(tree_game.start)} | {child for _, _, child in mine}
+    names = {str(node.state): node.id for node in nodes}
+
+    marks: dict[str, list[int]] = {"missing": [], "extra": [], "diverge": []}
+    notes: dict[int, str] = {}
+    for node in nodes[1:]:
+        if str(node.state) not in generated:
+            marks["missing"].append(node.id)
+            notes[node.id] = "the correct search generates this state; yours never did"
+    for number, (parent, action, child) in enumerate(mine, start=1):
+        if child in names:
+            continue
+        owner = nodes[names.get(parent, 0)]
+        agent = (owner.agent + 1) % expected.num_agents
+        node = TreeNode(
+            len(nodes), owner.id, action, agent, MAX if agent == 0 else MIN, owner.ply + 1, child
+        )
+        nodes.append(node)
+        owner.children.append(node.id)
+        names[child] = node.id
+        marks["extra"].append(node.id)
+        notes[node.id] = f"your successor call {number} generated it; the correct search never does"
+
+    divergence = next(
+        (i for i in range(max(len(gold), len(mine))) if (gold[i : i + 1] != mine[i : i + 1])), None
+    )
+    summary = [
+        f"Your move: {data['action']} (expected {data['gold_action']}).",
+        f"Your search made {len(mine)} successor calls; the correct one makes {len(gold)}.",
+    ]
+    if divergence is not None:
+        want = gold[divergence] if divergence < len(gold) else None
+        got = mine[divergence] if divergence < len(mine) else None
+        summary.append(
+            f"First divergence at successor call {divergence + 1}: expected {_call(want)}, "
+            f"yours {_call(got)}."
+        )
+        where = []
+        if want is not None:
+            where.append(divergence + 1)  # node i is the child of correct call i
+        if got is not None and got[2] in names:
+            where.append(names[got[2]])
+        for node_id in where:
+            marks["diverge"].append(node_id)
+            notes[node_id] = (
+                f"first divergence, successor call {divergence + 1}: expected {_call(want)}, "
+                f"yours {_call(got)}"
+            )
+    diagnosis = [line for line in data["messages"] if line.startswith("Diagnosis")]
+    summary += diagnosis
+    compare = {
+        "summary": " ".join(summary),
+        "marks": {key: ids for key, ids in marks.items() if ids},
+        "notes": {str(key): value for key, value in notes.items()},
+    }
+    expected.title = title
+    return tree_page(expected, str, compare=compare)
+
+
+def write_reports(folder: str, run: Any) -> list[str]:
+    """One page per failed tree test of ``run`` in ``folder``; the lines that name them."""
+    import os
+    import re
+
+    from pacman.outputs import write_atomically
+
+    lines = []
+    for question in run.questions:
+        for result in question.tests:
+            data = getattr(result, "tree_report", None)
+            if data is None:
+                continue
+            stem = re.sub(r"[^\w.-]+", "-", str(result.path).removesuffix(".test")).strip("-")
+            target = os.path.join(folder, f"{stem}.html")
+            try:
+                os.makedirs(folder, exist_ok=True)
+                write_atomically(target, report_page(data, f"FAIL: {result.path}"))
+            except OSError as error:
+                raise PacmanError(
+                    f"--html-report {folder}: cannot write ({error.strerror})"
+                ) from None
+            lines.append(f"*** HTML report for {result.path}: {target}")
+    return lines

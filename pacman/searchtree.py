@@ -1,0 +1,538 @@
+"""The tree a search agent walked, rebuilt from what it did: for drawing and for teaching.
+
+:func:`observe` hands an agent a state wrapped by :class:`pacman.recording.ExpansionLog`
+and watches its evaluation function (``evaluation_function`` or CS188's
+``evaluationFunction``), then asks it for a move. The search runs once, as it
+always does; the log gives every successor call in order with the node that
+made it, and the watched function gives the value of every leaf. From these
+:func:`from_log` builds a :class:`SearchTree`:
+
+- node 0 is the root; node ``i`` is the child made by the ``i``-th successor
+  call, so nodes are numbered in expansion order;
+- a node is MAX (Pac-Man to move), MIN (a ghost) or CHANCE (a ghost, for an
+  expectimax search), and a *leaf* when the search evaluated it;
+- an inner node's value is backed up from its expanded children (max, min,
+  or the probability-weighted mean), as the search backs them up;
+- legal actions a node never expanded are its ``pruned`` actions (alpha-beta's
+  cut branches); for an alpha-beta search each node also gets the alpha and
+  beta it was searched with, replayed from its siblings' values;
+- the chosen action, and the principal variation: from the root along the
+  chosen action, then at each MAX or MIN node its first child whose value is
+  the node's (a chance node ends it).
+
+Search agents that build their own tree (Monte Carlo tree search: visit counts
+and mean values; expectiminimax: chance probabilities) can hand over a
+:class:`SearchTree` instead: when the agent has a ``search_tree()`` method that
+returns one after its move, :func:`observe` uses it. Its nodes carry
+``visits``, ``mean`` and ``probability``.
+
+The game never imports this module; only the ``pacman tree`` command, the
+grader's HTML report and the tests do.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pacman.errors import AgentCrashed, PacmanError
+from pacman.recording import ExpansionLog
+
+__all__ = [
+    "ALGORITHMS",
+    "CHANCE",
+    "MAX",
+    "MIN",
+    "SearchTree",
+    "TreeNode",
+    "algorithm_of",
+    "from_log",
+    "observe",
+    "principal_variation",
+    "to_text",
+    "tree_test_start",
+]
+
+MAX, MIN, CHANCE = "max", "min", "chance"
+
+#: What ``algorithm`` may be, and whether ghosts are chance nodes under it.
+ALGORITHMS: dict[str, bool] = {
+    "minimax": False,
+    "alphabeta": False,
+    "expectimax": True,
+    "expectiminimax": True,
+    "mcts": False,
+    "other": False,
+}
+
+_EVALUATION_NAMES = ("evaluation_function", "evaluationFunction")
+
+
+@dataclass
+class TreeNode:
+    """One node of a search tree; ``id`` is its place in expansion order (0: the root)."""
+
+    id: int
+    parent: int | None
+    action: str | None  # the action from the parent
+    agent: int  # the agent to move here
+    kind: str  # MAX, MIN or CHANCE
+    ply: int
+    state: Any = field(default=None, repr=False, compare=False)
+    value: float | None = None
+    leaf: bool = False  # evaluated by the search
+    terminal: str | None = None  # "win" or "lose"
+    alpha: float | None = None
+    beta: float | None = None
+    probability: float | None = None  # of the edge from a chance parent
+    visits: int | None = None  # Monte Carlo tree search
+    mean: float | None = None
+    children: list[int] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)  # legal actions never expanded
+
+
+@dataclass
+class SearchTree:
+    """The nodes of one search, the move it chose and its principal variation (node ids)."""
+
+    nodes: list[TreeNode]
+    algorithm: str
+    agent_name: str
+    action: str | None
+    num_agents: int
+    pv: list[int] = field(default_factory=list)
+    title: str = ""
+    depth: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __iter__(self) -> Iterator[TreeNode]:
+        return iter(self.nodes)
+
+    @property
+    def root(self) -> TreeNode:
+        return self.nodes[0]
+
+    def root_values(self) -> dict[str, float | None]:
+        """Each root action's value (the last one searched, for a search that deepens)."""
+        return {
+            self.nodes[child].action or "": self.nodes[child].value for child in self.root.children
+        }
+
+    def to_data(self, describe: Callable[[Any], str] = str) -> dict[str, Any]:
+        """The tree as JSON-ready data (what the HTML file embeds); infinities as strings.
+
+        A state of several lines (a board) is stored as the lines that differ from its
+        parent's, ``"lines": [[index, text], ...]`` and ``"nlines"`` when the count changes:
+        a move changes two or three lines of a board, so thousands of states stay small.
+        """
+        nodes = []
+        texts: list[str | None] = []
+        for node in self.nodes:
+            text = describe(node.state) if node.state is not None else None
+            texts.append(text)
+            state_fields: dict[str, Any] = {"state": text}
+            above = texts[node.parent] if node.parent is not None else None
+            if text is not None and above is not None and "\n" in text and "\n" in above:
+                mine, theirs = text.split("\n"), above.split("\n")
+                changed = [
+                    [index, line]
+                    for index, line in enumerate(mine)
+                    if index >= len(theirs) or theirs[index] != line
+                ]
+                state_fields = {"lines": changed}
+                if len(mine) != len(theirs):
+                    state_fields["nlines"] = len(mine)
+            entry: dict[str, Any] = {
+                "id": node.id,
+                "parent": node.parent,
+                "action": node.action,
+                "agent": node.agent,
+                "kind": node.kind,
+                "ply": node.ply,
+                "value": _number(node.value),
+            }
+            optional = {
+                "leaf": node.leaf or None,
+                "terminal": node.terminal,
+                "alpha": _number(node.alpha),
+                "beta": _number(node.beta),
+                "p": node.probability,
+                "visits": node.visits,
+                "mean": _number(node.mean),
+                "pruned": node.pruned or None,
+                **state_fields,
+            }
+            entry.update({key: value for key, value in optional.items() if value is not None})
+            nodes.append(entry)
+        return {
+            "title": self.title,
+            "agent": self.agent_name,
+            "algorithm": self.algorithm,
+            "action": self.action,
+            "depth": self.depth,
+            "num_agents": self.num_agents,
+            "pv": self.pv,
+            "nodes": nodes,
+        }
+
+
+def _number(value: float | None) -> float | str | None:
+    if value is None or math.isfinite(value):
+        return value
+    if math.isnan(value):
+        return "nan"
+    return "inf" if value > 0 else "-inf"
+
+
+def algorithm_of(agent: object) -> str:
+    """The algorithm an agent searches with: its ``kind`` if it has one, else from its class name."""
+    kind = getattr(agent, "kind", None)
+    if isinstance(kind, str) and kind in ALGORITHMS:
+        return kind
+    name = type(agent).__name__.lower()
+    for word, algorithm in (
+        ("alphabeta", "alphabeta"),
+        ("expectiminimax", "expectiminimax"),
+        ("expectimax", "expectimax"),
+        ("mcts", "mcts"),
+        ("montecarlo", "mcts"),
+        ("minimax", "minimax"),
+    ):
+        if word in name:
+            return algorithm
+    return "other"
+
+
+def observe(
+    agent: object,
+    state: Any,
+    *,
+    algorithm: str | None = None,
+    title: str = "",
+) -> SearchTree:
+    """Ask ``agent`` for a move in ``state`` and return the tree its search walked.
+
+    An exception from the agent becomes an :class:`AgentCrashed` naming the agent and where
+    in its code it failed.
+    """
+    from pacman.agent import action_method
+    from pacman.game import describe
+
+    log = ExpansionLog()
+    watched: list[tuple[str, Any, bool]] = []
+    for name in _EVALUATION_NAMES:
+        function = getattr(agent, name, None)
+        if callable(function):
+            had_own = name in getattr(agent, "__dict__", {})
+            try:
+                setattr(agent, name, log.watch(function))
+            except (AttributeError, TypeError):
+                continue  # a read-only attribute: leaves are then shown without values
+            watched.append((name, function, had_own))
+    try:
+        action = action_method(agent)(log.wrap(state))
+    except PacmanError:
+        raise
+    except Exception as error:
+        raise AgentCrashed(f"{type(agent).__name__} crashed: {describe(error)}") from None
+    finally:
+        for name, function, had_own in watched:
+            if had_own:
+                setattr(agent, name, function)
+            else:
+                delattr(agent, name)
+    own = getattr(agent, "search_tree", None)
+    if callable(own):
+        tree = own()
+        if isinstance(tree, SearchTree):
+            return tree
+    tree = from_log(
+        log,
+        state,
+        action,
+        algorithm=algorithm or algorithm_of(agent),
+        agent_name=type(agent).__name__,
+        title=title,
+        depth=getattr(agent, "depth", None),
+    )
+    # An agent that scores moves without an evaluation function of states (a reflex agent)
+    # still says what each root action was worth in its public result.
+    values = getattr(getattr(agent, "last_result", None), "values", None)
+    if isinstance(values, dict):
+        for child in reversed(tree.root.children):
+            node = tree.nodes[child]
+            if node.value is None and node.action in values:
+                node.value = values[node.action]
+                node.leaf = not node.children
+        if tree.root.value is None and values:
+            tree.root.value = max(values.values())
+    return tree
+
+
+def from_log(
+    log: ExpansionLog,
+    root_state: Any,
+    action: str | None,
+    *,
+    algorithm: str = "minimax",
+    agent_name: str = "",
+    title: str = "",
+    depth: int | None = None,
+) -> SearchTree:
+    """The tree of the search that ``log`` watched from ``root_state`` (its first root)."""
+    if algorithm not in ALGORITHMS:
+        raise PacmanError(
+            f"search tree: unknown algorithm {algorithm!r}; expected one of {', '.join(ALGORITHMS)}"
+        )
+    chance = ALGORITHMS[algorithm]
+    num_agents = root_state.get_num_agents()
+
+    def kind_of(agent: int) -> str:
+        return MAX if agent == 0 else CHANCE if chance else MIN
+
+    nodes = [TreeNode(0, None, None, 0, MAX, 0, root_state)]
+    # The log numbers the first root -1 and the child of entry i as i; the tree, 0 and i + 1.
+    for index, (entry, parent) in enumerate(zip(log.entries, log.parents, strict=True)):
+        if parent < -1:
+            continue  # a state the agent wrapped again itself: not part of this search
+        owner = nodes[parent + 1]
+        owner.agent, owner.kind = entry.agent_index, kind_of(entry.agent_index)
+        following = (entry.agent_index + 1) % num_agents
+        nodes.append(
+            TreeNode(
+                index + 1,
+                owner.id,
+                entry.action,
+                following,
+                kind_of(following),
+                owner.ply + 1,
+                entry.child,
+            )
+        )
+        owner.children.append(index + 1)
+    if len(nodes) != len(log.entries) + 1:
+        nodes = _renumbered(nodes)
+
+    for node_id, value in log.evaluations:
+        if node_id is not None and node_id + 1 < len(nodes):
+            node = nodes[node_id + 1]
+            node.value, node.leaf = value, True
+
+    for node in nodes:
+        state = node.state
+        if state is None:
+            continue
+        if _asks(state, "is_win"):
+            node.terminal = "win"
+        elif _asks(state, "is_lose"):
+            node.terminal = "lose"
+        if node.children:
+            expanded = {nodes[child].action for child in node.children}
+            try:
+                legal = list(state.get_legal_actions(node.agent))
+            except Exception:
+                legal = []
+            node.pruned = [action for action in legal if action not in expanded]
+            if node.kind == CHANCE:
+                # Expectimax's ghost moves uniformly among its legal moves.
+                share = 1.0 / max(1, len(legal) or len(node.children))
+                for child in node.children:
+                    nodes[child].probability = share
+
+    _back_up(nodes)
+    if algorithm == "alphabeta":
+        _alpha_beta(nodes)
+    tree = SearchTree(nodes, algorithm, agent_name, action, num_agents, title=title, depth=depth)
+    tree.pv = principal_variation(tree)
+    return tree
+
+
+def _asks(state: Any, method: str) -> bool:
+    try:
+        return bool(getattr(state, method)())
+    except Exception:
+        return False
+
+
+def _renumbered(nodes: list[TreeNode]) -> list[TreeNode]:
+    """Nodes numbered 0, 1, 2... when entries from other roots were left out."""
+    new_ids = {node.id: number for number, node in enumerate(nodes)}
+    for node in nodes:
+        node.id = new_ids[node.id]
+        node.parent = None if node.parent is None else new_ids[node.parent]
+        node.children = [new_ids[child] for child in node.children]
+    return nodes
+
+
+def _back_up(nodes: list[TreeNode]) -> None:
+    # A child is always made after its parent, so going down the ids visits children first.
+    for node in reversed(nodes):
+        if not node.children or node.leaf:
+            continue
+        values = [
+            (nodes[child].value, nodes[child].probability)
+            for child in node.children
+            if nodes[child].value is not None
+        ]
+        if not values:
+            continue
+        if node.kind == MAX:
+            node.value = max(value for value, _ in values)
+        elif node.kind == MIN:
+            node.value = min(value for value, _ in values)
+        else:
+            weights = [p if p is not None else 1.0 for _, p in values]
+            if len(set(weights)) == 1:
+                # Uniform: summed then divided, as expectimax does, so the values are equal.
+                node.value = sum(v for v, _ in values) / len(values)
+            else:
+                total = sum(v * w for (v, _), w in zip(values, weights, strict=True))
+                node.value = total / sum(weights)
+
+
+def _alpha_beta(nodes: list[TreeNode]) -> None:
+    """Each node's (alpha, beta) on entry, as the search passed them down (parents first)."""
+    nodes[0].alpha, nodes[0].beta = -math.inf, math.inf
+    for node in nodes:
+        if not node.children or node.alpha is None or node.beta is None:
+            continue
+        alpha, beta = node.alpha, node.beta
+        best = -math.inf if node.kind == MAX else math.inf
+        for child_id in node.children:
+            child = nodes[child_id]
+            child.alpha, child.beta = alpha, beta
+            value = child.value
+            if value is None:
+                continue
+            if node.kind == MAX and value > best:
+                best = value
+                alpha = max(alpha, best)
+            elif node.kind == MIN and value < best:
+                best = value
+                beta = min(beta, best)
+
+
+def principal_variation(tree: SearchTree) -> list[int]:
+    """Node ids from the root along the chosen action, then each node's best child."""
+    nodes = tree.nodes
+    root = nodes[0]
+    chosen = [child for child in root.children if nodes[child].action == tree.action]
+    if not chosen:
+        return [0]
+    path = [0, chosen[-1]]  # a deepening search's last iteration is the one that chose
+    node = nodes[chosen[-1]]
+    while node.children and node.kind != CHANCE and node.value is not None:
+        best = next((c for c in node.children if nodes[c].value == node.value), None)
+        if best is None:
+            break
+        path.append(best)
+        node = nodes[best]
+    return path
+
+
+def tree_test_start(path: str) -> tuple[Any, dict[str, str]]:
+    """A CS188 ``GraphGameTreeTest`` file's start state and its fields."""
+    from pacman.gametree import GameTree
+    from pacman.grading.testfile import read_test_file
+
+    fields = read_test_file(path)
+    kind = fields.get("class", "").strip()
+    if kind != "GraphGameTreeTest":
+        raise PacmanError(
+            f"{path}: a tree needs a GraphGameTreeTest file; this one is {kind or 'of no class'}"
+        )
+    return GameTree.from_fields(fields).start, dict(fields)
+
+
+# ------------------------------------------------------------------ text
+
+
+def _format(value: float | None) -> str:
+    if value is None:
+        return "?"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:g}" if abs(value) < 1e6 else f"{value:.3g}"
+
+
+def _label(node: TreeNode, describe: Callable[[Any], str]) -> str:
+    shape = "leaf" if node.leaf else node.kind.upper()
+    parts = [f"#{node.id}", shape]
+    if node.state is not None:
+        name = describe(node.state)
+        if "\n" not in name and len(name) <= 24:
+            parts.append(name)
+    parts.append(f"= {_format(node.value)}")
+    if node.probability is not None:
+        parts.append(f"p={node.probability:.3g}")
+    if node.visits is not None:
+        parts.append(f"n={node.visits}")
+    if node.mean is not None:
+        parts.append(f"mean={_format(node.mean)}")
+    if node.alpha is not None and node.beta is not None and not node.leaf:
+        parts.append(f"[a={_format(node.alpha)} b={_format(node.beta)}]")
+    if node.terminal:
+        parts.append(f"({node.terminal})")
+    return " ".join(parts)
+
+
+def to_text(
+    tree: SearchTree, max_ply: int | None = None, describe: Callable[[Any], str] = str
+) -> str:
+    """The tree for a terminal: one node a line, indented; ``*`` marks the principal variation.
+
+    Below ``max_ply`` a subtree is summed up in one line.
+    """
+    nodes = tree.nodes
+    on_pv = set(tree.pv)
+    head = f"{tree.agent_name or 'search'} ({tree.algorithm}"
+    if tree.depth is not None:
+        head += f", depth {tree.depth}"
+    head += f"): {len(nodes)} nodes, {len(nodes) - 1} successor calls"
+    if tree.action is not None:
+        head += f"; chose {tree.action} = {_format(nodes[0].value)}"
+    lines = [head]
+    if len(tree.pv) > 1:
+        lines.append("principal variation: " + " ".join(nodes[i].action or "" for i in tree.pv[1:]))
+    if tree.title:
+        lines.insert(0, tree.title)
+
+    def size(node_id: int) -> int:
+        count, stack = 0, [node_id]
+        while stack:
+            current = stack.pop()
+            count += 1
+            stack.extend(nodes[current].children)
+        return count
+
+    def walk(node_id: int, prefix: str, last: bool, top: bool) -> None:
+        node = nodes[node_id]
+        mark = "*" if node_id in on_pv else " "
+        branch = "" if top else ("`-- " if last else "|-- ")
+        edge = f"{node.action}: " if node.action is not None else ""
+        lines.append(f"{mark} {prefix}{branch}{edge}{_label(node, describe)}")
+        inner = prefix if top else prefix + ("    " if last else "|   ")
+        if max_ply is not None and node.ply >= max_ply and node.children:
+            lines.append(f"  {inner}`-- ... {size(node_id) - 1} nodes below")
+            return
+        items = list(node.children)
+        for position, child in enumerate(items):
+            walk(child, inner, position == len(items) - 1 and not node.pruned, False)
+        if node.pruned:
+            lines.append(f"  {inner}`-X pruned: {', '.join(node.pruned)}")
+
+    import sys
+
+    limit = sys.getrecursionlimit()
+    deepest = max(node.ply for node in nodes)
+    if deepest + 50 > limit:
+        sys.setrecursionlimit(deepest + 100)
+    try:
+        walk(0, "", True, True)
+    finally:
+        sys.setrecursionlimit(limit)
+    return "\n".join(lines) + "\n"

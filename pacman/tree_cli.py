@@ -1,0 +1,179 @@
+"""``pacman tree``: the tree a search agent expands from one state, as HTML and as text.
+
+The state is a layout's start (``-l``), the position before Pac-Man's move N of
+a recorded game (``--replay FILE --move N``), or a CS188 ``GraphGameTreeTest``
+file (``--test FILE``, whose ``alg`` and ``depth`` are the defaults for ``-p``
+and ``-a``). ``--html FILE`` writes one self-contained page; the text goes to
+the terminal unless only ``--html`` was asked for (``--text`` prints it too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from pacman.errors import AgentCrashed, PacmanError, UsageError
+
+__all__ = ["main", "start_state"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def build_parser(prog: str = "pacman tree") -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=prog,
+        description="Draw the game tree a search agent expands from one state.",
+        epilog="Examples: pacman tree -p AlphaBetaAgent -a depth=2 -l minimaxClassic --html t.html; "
+        "pacman tree --test test_cases/q3/0-lecture-6-tree.test; "
+        "pacman tree --replay game.json --move 12 -p ExpectimaxAgent -a depth=2 --text-ply 2",
+    )
+    add = parser.add_argument
+    add("-p", "--pacman", help="the search agent (default AlphaBetaAgent, or the test's alg)")
+    add(
+        "-a",
+        "--agentArgs",
+        metavar="K=V,...",
+        help="agent arguments (default depth=2, or the test's depth, for agents that take one)",
+    )
+    add(
+        "-l",
+        "--layout",
+        default="minimaxClassic",
+        help="layout whose start is searched (default minimaxClassic)",
+    )
+    add("-k", "--numghosts", type=int, default=4, metavar="K", help="at most K ghosts (default 4)")
+    add("--replay", metavar="FILE", help="a game record (--record): search from one of its moves")
+    add(
+        "--move",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --replay: the position before Pac-Man's move N (default 1, the start)",
+    )
+    add("--test", metavar="FILE", help="a CS188 GraphGameTreeTest file: search its tree")
+    add(
+        "--algorithm",
+        choices=("minimax", "alphabeta", "expectimax", "expectiminimax", "mcts", "other"),
+        help="how to read the search (default: from the agent)",
+    )
+    add("--html", metavar="FILE", help="write the tree as one self-contained HTML page")
+    add("--text", action="store_true", help="print the tree as text (the default without --html)")
+    add(
+        "--text-ply",
+        type=int,
+        metavar="N",
+        help="in the text, sum up each subtree below ply N in one line",
+    )
+    return parser
+
+
+def _record_state(path: str, move: int) -> tuple[Any, str]:
+    from pacman.layout import parse_layout
+    from pacman.runner import load_record
+    from pacman.state import GameState
+
+    record = load_record(path)
+    if move < 1:
+        raise UsageError(f"--move {move}: must be at least 1")
+    layout = parse_layout("\n".join(record["layout_rows"]), name=record["layout"])
+    state = GameState.initial(layout, record["num_ghosts"])
+    played = 0
+    for number, (agent, action) in enumerate(record["actions"], start=1):
+        if agent == 0:
+            played += 1
+            if played == move:
+                return state, f"before Pac-Man's move {move} of {Path(path).name}"
+        try:
+            state = state.generate_successor(agent, action)
+        except PacmanError as error:
+            raise PacmanError(f"--replay {path}: move {number} does not replay: {error}") from None
+    raise UsageError(f"--move {move}: {path} has only {played} Pac-Man moves")
+
+
+def start_state(options: argparse.Namespace) -> tuple[Any, str, dict[str, str]]:
+    """The state to search, words for where it comes from, and the test's fields (if any)."""
+    if options.test and options.replay:
+        raise UsageError("--test and --replay each give a state: use one")
+    if options.test:
+        from pacman.searchtree import tree_test_start
+
+        state, fields = tree_test_start(options.test)
+        return state, f"on {Path(options.test).name}", fields
+    if options.replay:
+        state, where = _record_state(options.replay, options.move)
+        return state, where, {}
+    from pacman.layout import load_layout
+    from pacman.state import GameState
+
+    layout = load_layout(options.layout)
+    for warning in layout.warnings:
+        print(f"pacman tree: warning: {warning}", file=sys.stderr)
+    return (
+        GameState.initial(layout, min(options.numghosts, layout.num_ghosts)),
+        f"from {layout.name}'s start",
+        {},
+    )
+
+
+def _describe(state: Any) -> str:
+    return str(state)
+
+
+def run(options: argparse.Namespace) -> int:
+    from pacman.loading import build_agent, parse_agent_args
+    from pacman.outputs import prepare_output_file, write_atomically
+    from pacman.runner import agent_class
+    from pacman.searchtree import observe, to_text
+
+    if options.numghosts < 0:
+        raise UsageError(f"-k/--numghosts {options.numghosts}: must be at least 0")
+    if options.text_ply is not None and options.text_ply < 0:
+        raise UsageError(f"--text-ply {options.text_ply}: must be at least 0")
+    if options.html:
+        prepare_output_file("--html", options.html)
+    state, where, fields = start_state(options)
+    name = options.pacman or fields.get("alg", "AlphaBetaAgent").strip()
+    from pacman.cli import _accepts
+
+    args = parse_agent_args(options.agentArgs)
+    cls = agent_class(name, "agent")
+    if not options.agentArgs and _accepts(cls, "depth"):
+        args = {"depth": fields.get("depth", "2").strip()}
+    agent = build_agent(cls, "agent", **args)
+    shown = ",".join(f"{k}={v}" for k, v in args.items())
+    title = f"{cls.__name__} {shown} {where}".replace("  ", " ")
+    tree = observe(agent, state, algorithm=options.algorithm, title=title)
+    if options.html:
+        from pacman.view.html_tree import tree_page
+
+        write_atomically(options.html, tree_page(tree, _describe))
+        print(f"pacman tree: {len(tree)} nodes written to {options.html}", file=sys.stderr)
+    if options.text or not options.html:
+        sys.stdout.write(to_text(tree, options.text_ply, _name_only))
+    return 0
+
+
+def _name_only(state: Any) -> str:
+    # A game state's text is a whole board: too much for one line of a tree.
+    text = str(state)
+    return "" if "\n" in text else text
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "pacman tree") -> int:
+    """``pacman tree ARGS``; returns the exit code."""
+    parser = build_parser(prog)
+    options = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        return run(options)
+    except AgentCrashed as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 1
+    except PacmanError as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 2
