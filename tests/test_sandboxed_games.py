@@ -149,7 +149,7 @@ def test_a_stack_walking_cheater_changes_nothing_in_the_sandbox(arena):
         seed=4,
         catch_exceptions=True,
     )
-    in_process = list(run_games([spec]))[0]
+    (in_process,) = run_games([spec])
     assert in_process.score > 100_000  # what the sandbox is for
     honest = list(run_games([GameSpec(**{**spec.__dict__, "pacman": f"{agents}:FirstLegal"})]))
     sandboxed = list(run_games([GameSpec(**{**spec.__dict__, "isolation": "sandbox"})]))

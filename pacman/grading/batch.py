@@ -166,11 +166,11 @@ def run_batch(
         )
         return stopped.exit_code
     print(f"Graded {len(records)} submissions: {files}", file=out)
+    for record in sorted(records, key=lambda record: record["submission"]):
+        print(f"{record['submission']}: {record['total']:g}/{record['max_total']}", file=out)
     if leaderboard:
         from pacman.grading.leaderboard import write_leaderboard
 
         written = write_leaderboard(records, summary_prefix)
         print(f"Leaderboard: {', '.join(written)}", file=out)
-    for record in sorted(records, key=lambda record: record["submission"]):
-        print(f"{record['submission']}: {record['total']:g}/{record['max_total']}", file=out)
     return 0

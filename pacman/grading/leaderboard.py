@@ -5,8 +5,8 @@ seeds for all, each in its own sandboxed worker: see :mod:`pacman.grading.kinds`
 module ranks what they did and writes ``PREFIX-leaderboard.csv``, ``.json`` and ``.html``,
 with each submission's best and worst game as a record ``pacman --replay`` plays.
 
-Ranking: more wins first, then a higher mean score, then fewer crashes, then fewer
-timeouts, then the submission's name.
+Ranking: more wins first, then fewer failed games (crashes and timeouts), then a higher
+mean score, then fewer timeouts, then the submission's name.
 
 The HTML page links an HTML replay of those games where the project has one: when
 ``pacman.view.html`` provides ``write_replay(record: dict, path: str) -> None``, it is
@@ -73,11 +73,13 @@ def rank(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "worst": totals["worst"],
             }
         )
+    # A crashed or timed-out game ends early, often above the score of a game played to a
+    # loss: games that failed count before the mean score, so failing never pays.
     rows.sort(
         key=lambda r: (
             -r["wins"],
+            r["crashes"] + r["timeouts"],
             -r["mean_score"] if r["games"] else float("inf"),
-            r["crashes"],
             r["timeouts"],
             r["submission"],
         )
@@ -131,10 +133,16 @@ def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
     table = csv.writer(text)
     table.writerow(COLUMNS)
     for row in rows:
-        table.writerow([untrusted.spreadsheet_cell(row[c]) for c in COLUMNS])
+        # Text from submissions is made safe; numbers stay numbers (a negative mean is one).
+        table.writerow(
+            [
+                untrusted.spreadsheet_cell(row[c]) if isinstance(row[c], str) else row[c]
+                for c in COLUMNS
+            ]
+        )
     write_atomically(base + ".csv", text.getvalue())
     data = {
-        "ranking": "wins, then mean score, then fewer crashes, then fewer timeouts",
+        "ranking": "more wins, then fewer crashes and timeouts, then a higher mean score",
         "submissions": [
             {
                 **{c: row[c] for c in COLUMNS},
@@ -214,8 +222,8 @@ def _page(
         "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
         "td,th{border:1px solid #999;padding:2px 8px;text-align:right}"
         "td:nth-child(2),td:last-child{text-align:left}</style></head><body>\n"
-        "<h1>Leaderboard</h1>\n<p>Ranked by wins, then mean score, then fewer crashes, "
-        "then fewer timeouts. A game link is the game's record: <code>pacman --replay "
+        "<h1>Leaderboard</h1>\n<p>Ranked by wins, then fewer crashed or timed-out games, "
+        "then mean score. A game link is the game's record: <code>pacman --replay "
         "FILE</code> plays it.</p>\n"
         f"<table><tr>{head}</tr>\n" + "\n".join(body) + "\n</table></body></html>\n"
     )
