@@ -140,3 +140,52 @@ def test_five_submissions_ranked_by_the_same_seeded_games(tmp_path):
     assert record["score"] == max(games["scores"]) == replay(record).score
     assert record["pacman"] == "ExpectimaxAgent" and record["layout"] == "smallClassic"
     assert f'href="{best["record"]}"' in page
+
+
+def _record(name: str, scores: list[float], crashes: int = 0) -> dict:
+    game = {"format": "pacman-game-record", "layout": "smallClassic", "actions": []}
+    games = {
+        "games": len(scores),
+        "wins": sum(1 for s in scores if s > 0),
+        "scores": scores,
+        "crashes": crashes,
+        "timeouts": 0,
+        "best": {**game, "score": max(scores)},
+        "worst": {**game, "score": min(scores)},
+    }
+    tests = [{"test": "t", "passed": True, "report": "", "games": games}]
+    return {"submission": name, "error": None, "questions": {"q5": {"tests": tests}}}
+
+
+def test_the_page_links_html_replays_where_the_project_has_them(tmp_path, monkeypatch):
+    """The hook: a ``pacman.view.html.write_replay`` is called for each best and worst
+    game, and the page links its pages; names from submissions are escaped."""
+    import types
+
+    from pacman.grading.leaderboard import write_leaderboard
+
+    written = []
+    fake = types.ModuleType("pacman.view.html")
+    fake.write_replay = lambda record, path: (
+        written.append((record["score"], path)) or Path(path).write_text("replay")
+    )
+    monkeypatch.setitem(sys.modules, "pacman.view.html", fake)
+    records = [_record("<b>x</b>", [10.0, -5.0]), _record("=cmd", [20.0, 3.0], crashes=1)]
+    prefix = tmp_path / "grades"
+    write_leaderboard(records, str(prefix))
+    replays = "grades-leaderboard-replays"
+    assert sorted(written) == [
+        (-5.0, f"{prefix}-leaderboard-replays/002-b_x_b-worst.html"),
+        (3.0, f"{prefix}-leaderboard-replays/001-cmd-worst.html"),
+        (10.0, f"{prefix}-leaderboard-replays/002-b_x_b-best.html"),
+        (20.0, f"{prefix}-leaderboard-replays/001-cmd-best.html"),
+    ]
+    page = Path(f"{prefix}-leaderboard.html").read_text()
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+    assert f'href="{replays}/002-b_x_b-best.html">10</a>' in page
+    with open(f"{prefix}-leaderboard.csv", newline="") as handle:
+        table = list(csv.reader(handle))
+    assert table[1:] == [
+        ["1", "'=cmd", "2", "2", "11.5", "1", "0", ""],  # more wins, though it crashed once
+        ["2", "<b>x</b>", "1", "2", "2.5", "0", "0", ""],
+    ]
