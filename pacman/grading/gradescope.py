@@ -196,7 +196,8 @@ def build_bundle(args: argparse.Namespace, test_root: str, student_code: list[st
         os.replace(partial, target)
     points = sum(q.max_points for q in questions)
     return (
-        f"Wrote {target}: {len(questions)} questions ({points} points), "
+        f"Wrote {target}: {len(questions)} question{'' if len(questions) == 1 else 's'} "
+        f"({points} points), "
         f"{', '.join(student_code)}, {config['wheel']}; grading with " + shlex.join(config["flags"])
     )
 
