@@ -320,3 +320,13 @@ def test_hidden_names_are_checked_against_the_suite(capsys):
     assert capsys.readouterr().err == (
         "autograder: --hidden and --hidden-visibility go with --gradescope-bundle ZIP\n"
     )
+
+
+def test_a_leaderboard_needs_games(capsys):
+    """Neither a bundle's leaderboard nor a class's has anything to rank without games."""
+    for flags in (["--gradescope-bundle", "x.zip"], ["--submissions", str(REPO / "tests")]):
+        assert main([*flags, "-q", "q2", "--leaderboard"]) == 2
+        assert capsys.readouterr().err == (
+            "autograder: --leaderboard ranks by the suite's EvalAgentTest games, and the "
+            "questions graded have none (choose them with -q, or leave out --leaderboard)\n"
+        )

@@ -304,6 +304,15 @@ def make_config(
     )
 
 
+def check_games(questions: list[Question]) -> None:
+    """A leaderboard ranks EvalAgentTest games: refuse one over a suite without them."""
+    if not any(test.kind == "EvalAgentTest" for q in questions for test, _ in q.tests):
+        raise UsageError(
+            "--leaderboard ranks by the suite's EvalAgentTest games, and the questions "
+            "graded have none (choose them with -q, or leave out --leaderboard)"
+        )
+
+
 def _results_leave(args: argparse.Namespace) -> str | None:
     """The flag through which grades leave this run for others to trust, if any."""
     for flag, given in (
@@ -399,6 +408,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             )
         test_root = _test_root(args)
         questions = load_suite(test_root, args.question)
+        if args.leaderboard:
+            check_games(questions)
         try:
             suite = read_suite(test_root)
         except SubmissionError as error:

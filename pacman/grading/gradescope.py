@@ -168,6 +168,10 @@ def build_bundle(args: argparse.Namespace, test_root: str, student_code: list[st
     prepare_output_file("--gradescope-bundle", target)
     questions = load_suite(test_root, args.question)  # a broken suite fails here, not on Gradescope
     hidden = hidden_names(args.hidden, questions)
+    if args.leaderboard:
+        from pacman.grading.cli import check_games
+
+        check_games(questions)
     try:
         suite = read_suite(test_root)
     except SubmissionError as error:
