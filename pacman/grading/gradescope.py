@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import zipfile
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -377,6 +378,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         line = str(error) if str(error).startswith("autograder:") else f"autograder: {error}"
         print(line, file=sys.stderr)
         results = failed_results(line)
+    except Exception as error:  # the grader's own failure: the instructor needs the traceback
+        traceback.print_exc()
+        results = failed_results(
+            f"autograder: the grader failed ({type(error).__name__}: {untrusted.line(error)}); "
+            "nothing was graded: please tell the course staff"
+        )
     results.setdefault("execution_time", round(time.monotonic() - started, 3))
     try:
         write_json(os.path.join(root, "results", "results.json"), results)
