@@ -175,6 +175,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="save each game as one self-contained HTML replay (play, step, scrub, speed)",
     )
+    add(
+        "--isolation",
+        choices=("none", "sandbox"),
+        default="none",
+        help="sandbox: agents from files (not the project's) play from the autograder's "
+        "sandboxed workers, where they cannot change the game (default none)",
+    )
     add("--version", action="version", version="pacman-multiagent 0.1.0")
     return parser
 
@@ -408,8 +415,14 @@ def _play(options: argparse.Namespace) -> int:
     layout = playable(load_layout(options.layout))
     for warning in layout.warnings:
         print(f"pacman: warning: {warning}", file=sys.stderr)
-    pacman_class = agent_class(options.pacman, "agent")
-    agent_class(options.ghosts, "ghost")
+    if options.isolation == "sandbox":
+        from pacman.grading.games import sandbox_class  # the agents' files are not imported
+
+        pacman_class = sandbox_class(options.pacman, "agent")
+        sandbox_class(options.ghosts, "ghost")
+    else:
+        pacman_class = agent_class(options.pacman, "agent")
+        agent_class(options.ghosts, "ghost")
     agent_args = parse_agent_args(options.agentArgs)
     if (
         options.numTraining
@@ -473,6 +486,7 @@ def _play(options: argparse.Namespace) -> int:
         timeout=options.timeout or (DEFAULT_TIMEOUT if options.catchExceptions else None),
         max_moves=options.max_moves,
         keep_notes=bool(options.record),
+        isolation=options.isolation,
     )
 
     recorders: list[Any] = []

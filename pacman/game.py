@@ -79,11 +79,16 @@ def seed_game(agents: Iterable[object], seed: int) -> random.Random:
     Every agent with an ``rng`` attribute (the project's) gets one ``random.Random(seed)``;
     Python's ``random`` module, which CS188 students' agents and CS188's own ghosts draw
     from, is seeded too. Call it just before the game starts, after the agents are built.
+    An agent that plays in another process (``--isolation sandbox``) is told ``seed`` through
+    its ``use_game_seed`` method, and its worker calls this function there.
     """
     rng = random.Random(seed)
     for agent in agents:
         if hasattr(agent, "rng"):
             agent.rng = rng
+        elsewhere = getattr(agent, "use_game_seed", None)
+        if elsewhere is not None:
+            elsewhere(seed)  # an agent playing in a sandboxed worker seeds itself there alike
     random.seed(seed)
     return rng
 

@@ -55,6 +55,9 @@ class GameSpec:
     agent_files: tuple[tuple[str, str], ...] = ()
     #: Keep agents' marks and Pac-Man's search results for the game's record (``--record``).
     keep_notes: bool = False
+    #: "sandbox": agents that are not the project's play from the grader's sandboxed
+    #: workers (pacman.grading.games); "none": in this process.
+    isolation: str = "none"
 
 
 def _layout(spec: GameSpec) -> Layout:
@@ -109,6 +112,10 @@ def portable(spec: GameSpec) -> GameSpec:
     A plain agent name found in the working directory's ``*gents.py`` (as CS188
     finds them) travels as that file too; names of installed modules travel as names.
     """
+    if spec.isolation == "sandbox":
+        from pacman.grading.games import portable as sandboxed_portable
+
+        return sandboxed_portable(spec)  # the same, without importing the agents' files
     layout, layout_text, pacman, ghost, files = _carried(
         spec.layout, spec.pacman, spec.ghost, spec.agent_files
     )
@@ -170,6 +177,12 @@ def build_agents(spec: GameSpec, layout: Layout, pacman: object | None = None) -
 
 
 def _build(name: str, role: str, spec: GameSpec, *args: Any, **kwargs: Any) -> object:
+    if spec.isolation == "sandbox":
+        from pacman.grading.games import sandboxed_agent
+
+        agent = sandboxed_agent(name, role, args, kwargs, spec)
+        if agent is not None:
+            return agent
     cls = agent_class(name, role, spec.agent_files)
     with _agent_code(f"the {role} {cls.__name__}"):
         return build_agent(cls, role, *args, **kwargs)

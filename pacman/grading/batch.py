@@ -126,9 +126,11 @@ def run_batch(
     jobs: int,
     out: TextIO,
     scheduler: str | None = None,
+    leaderboard: bool = False,
 ) -> int:
     """Grade every submission under ``root`` in ``jobs`` grading processes (or on the Dask
-    ``scheduler``); write ``summary_prefix``.csv/.json as each submission is graded.
+    ``scheduler``); write ``summary_prefix``.csv/.json as each submission is graded, and
+    with ``leaderboard`` the ranking by the EvalAgentTest games (:mod:`.leaderboard`).
 
     Returns 0, or 130/143 when interrupted (the graded submissions are kept).
     """
@@ -141,6 +143,8 @@ def run_batch(
     folders = submission_folders(root)
     for extension in (".csv", ".json"):
         prepare_output_file("--summary", summary_prefix + extension)
+        if leaderboard:
+            prepare_output_file("--leaderboard", f"{summary_prefix}-leaderboard{extension}")
     tasks = [make_task(folder, names, suite, options) for folder in folders]
     records: list[dict[str, Any]] = []
     files = f"{summary_prefix}.csv, {summary_prefix}.json"
@@ -170,4 +174,9 @@ def run_batch(
     print(f"Graded {len(records)} submissions: {files}", file=out)
     for record in sorted(records, key=lambda record: record["submission"]):
         print(f"{record['submission']}: {record['total']:g}/{record['max_total']}", file=out)
+    if leaderboard:
+        from pacman.grading.leaderboard import write_leaderboard
+
+        written = write_leaderboard(records, summary_prefix)
+        print(f"Leaderboard: {', '.join(written)}", file=out)
     return 0

@@ -28,6 +28,7 @@ from pacman.grading.report import (
 from pacman.grading.runner import (
     Question,
     QuestionResult,
+    RunResult,
     generate_solutions,
     grade,
     load_single_test,
@@ -186,6 +187,36 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         default=os.environ.get("PACMAN_GRADER_ISOLATION", "auto"),
         help="sandbox strength (default: $PACMAN_GRADER_ISOLATION, else auto)",
     )
+    add(
+        "--gradescope-bundle",
+        dest="gradescope_bundle",
+        default=None,
+        metavar="ZIP",
+        help="write a Gradescope autograder zip that grades --student-code (default "
+        "multiAgents.py) against --test-directory with these limits and options",
+    )
+    add(
+        "--hidden",
+        dest="hidden",
+        default=None,
+        metavar="NAMES",
+        help="with --gradescope-bundle: questions or tests (q4, q2/1-one-ghost-depth1) whose "
+        "results students see only from --hidden-visibility on",
+    )
+    add(
+        "--hidden-visibility",
+        dest="hidden_visibility",
+        choices=("after_published", "after_due_date", "hidden"),
+        default="after_published",
+        help="Gradescope visibility of the --hidden tests (default after_published)",
+    )
+    add(
+        "--leaderboard",
+        dest="leaderboard",
+        action="store_true",
+        help="with --gradescope-bundle: fill Gradescope's leaderboard from the EvalAgentTest "
+        "games; with --submissions: rank the submissions by those games (CSV, JSON, HTML)",
+    )
     add("--no-audit-hook", dest="audit", action="store_false", help=argparse.SUPPRESS)
     # Behave as on an older kernel: Landlock ABI N at most, none with --no-landlock (for the
     # grader's own tests; decided here, before any student code runs).
@@ -281,9 +312,19 @@ def make_config(
     )
 
 
+def check_games(questions: list[Question]) -> None:
+    """A leaderboard ranks EvalAgentTest games: refuse one over a suite without them."""
+    if not any(test.kind == "EvalAgentTest" for q in questions for test, _ in q.tests):
+        raise UsageError(
+            "--leaderboard ranks by the suite's EvalAgentTest games, and the questions "
+            "graded have none (choose them with -q, or leave out --leaderboard)"
+        )
+
+
 def _results_leave(args: argparse.Namespace) -> str | None:
     """The flag through which grades leave this run for others to trust, if any."""
     for flag, given in (
+        ("Gradescope", getattr(args, "in_bundle", False)),
         ("--submissions", args.submissions),
         ("--results", args.results),
         ("--gradescope-output", args.gradescope),
@@ -354,6 +395,23 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         from pacman.outputs import prepare_output_folder
 
         prepare_output_folder("--html-report", args.html_report)
+    if args.gradescope_bundle:
+        from pacman.grading.gradescope import build_bundle
+
+        if args.submissions or args.run_test or args.generate_solutions:
+            raise UsageError(
+                "--gradescope-bundle packs the suite for Gradescope: leave out "
+                "--submissions, -t and --generate-solutions"
+            )
+        print(
+            build_bundle(args, _test_root(args), student_names(args) or ["multiAgents.py"]),
+            file=out,
+        )
+        return 0
+    if (args.hidden or args.hidden_visibility != "after_published") and not args.gradescope_bundle:
+        raise UsageError("--hidden and --hidden-visibility go with --gradescope-bundle ZIP")
+    if args.leaderboard and not args.submissions:
+        raise UsageError("--leaderboard goes with --gradescope-bundle ZIP or --submissions DIR")
     if args.submissions:
         from pacman.grading.batch import run_batch
 
@@ -364,6 +422,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             )
         test_root = _test_root(args)
         questions = load_suite(test_root, args.question)
+        if args.leaderboard:
+            check_games(questions)
         try:
             suite = read_suite(test_root)
         except SubmissionError as error:
@@ -379,9 +439,37 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             args.jobs or os.cpu_count() or 1,
             out,
             scheduler=args.scheduler,
+            leaderboard=args.leaderboard,
         )
     if args.results:
         prepare_output_file("--results", args.results)
+    graded = grade_one(args, out)
+    if graded is None:
+        return 0
+    result, warning = graded
+    if args.html_report:
+        from pacman.grading.tree_report import write_reports
+
+        for line in write_reports(args.html_report, result):
+            print(line, file=out, flush=True)
+    data = results_json(result, args.mute)
+    if warning is not None:
+        data["warning"] = warning
+        data["output"] = f"{warning}\n{data['output']}"
+    if args.gradescope:
+        write_json("gradescope_response.json", data)
+    if args.results:
+        write_json(args.results, data)
+    return 0
+
+
+def grade_one(args: argparse.Namespace, out: TextIO) -> tuple[RunResult, str | None] | None:
+    """Grade the one submission (or the project's agents) ``args`` name, printing the report.
+
+    Returns the run and the weak-sandbox warning (None: every wall proved), or None after
+    ``--generate-solutions``. Refuses (UsageError) where grades leave the run and a wall
+    cannot be proved.
+    """
     if args.run_test:
         questions = [load_single_test(args.run_test)]
     else:
@@ -403,7 +491,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 questions, config, lambda line: print(line, file=out, flush=True)
             )
             print(f"Wrote {count} solution files.", file=out)
-            return 0
+            return None
         first_worker, warning = None, None
         if staged:
             first_worker, warning = check_protections(args, config, out)
@@ -437,20 +525,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     if not args.run_test:
         print(summary_block(result), file=out, flush=True)
-    if args.html_report:
-        from pacman.grading.tree_report import write_reports
-
-        for line in write_reports(args.html_report, result):
-            print(line, file=out, flush=True)
-    data = results_json(result, args.mute)
-    if warning is not None:
-        data["warning"] = warning
-        data["output"] = f"{warning}\n{data['output']}"
-    if args.gradescope:
-        write_json("gradescope_response.json", data)
-    if args.results:
-        write_json(args.results, data)
-    return 0
+    return result, warning
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:

@@ -39,6 +39,8 @@ class TestResult:
     timed_out: bool = False  # a time limit ended it (later tests of its question may be moot)
     #: A failed tree test's data for its HTML report (:mod:`pacman.grading.tree_report`).
     tree_report: dict[str, Any] | None = None
+    #: The games an EvalAgentTest played (see :func:`game_stats`), for leaderboards.
+    games: dict[str, Any] | None = None
 
     __test__ = False
 
@@ -894,13 +896,42 @@ class EvalAgentTest(TestCase):
             messages += scheme
         if not all_passed:
             total = 0
-        return self.result(
+        result = self.result(
             all_passed and total >= self.max_points,
             messages,
             output,
             float(total),
             float(self.max_points),
         )
+        result.games = game_stats(results, timeouts, self.layout, len(self.ghosts))
+        return result
+
+
+def game_stats(results: list[Any], timeouts: int, layout: Any, num_ghosts: int) -> dict[str, Any]:
+    """What a leaderboard needs of an EvalAgentTest's games: counts, scores, and the best
+    and worst game as replayable records (``pacman --replay``)."""
+    from pacman.runner import game_record
+
+    scores = [r.score for r in results]
+    crashes = sum(1 for r in results if r.crashed) - timeouts
+    stats: dict[str, Any] = {
+        "games": len(results),
+        "wins": sum(1 for r in results if r.win),
+        "scores": scores,
+        "timeouts": timeouts,
+        "crashes": crashes,
+        "best": None,
+        "worst": None,
+    }
+    if results:
+        # The first game of the highest (lowest) score: ties go to the earlier game.
+        best = max(range(len(results)), key=lambda i: (scores[i], -i))
+        worst = min(range(len(results)), key=lambda i: (scores[i], i))
+        for key, index in (("best", best), ("worst", worst)):
+            record = game_record(results[index], layout, num_ghosts)
+            record["game"] = index
+            stats[key] = record
+    return stats
 
 
 TEST_KINDS: dict[str, type[TestCase]] = {

@@ -125,3 +125,29 @@ def read_frame(
         return json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ProtocolError(f"malformed frame: {type(error).__name__}") from None
+
+
+# -- game states on the wire ------------------------------------------------------------------
+
+
+def state_fields(state: Any) -> list[Any]:
+    """What a worker needs to rebuild ``state`` on its own copy of the layout: agents, food,
+    capsules, score, outcome (the state's pickle arguments, the shared maze left out)."""
+    _, (_maze, agents, food, capsules, score, outcome) = state.__reduce__()
+    return [
+        [[list(pos), facing, scared] for pos, facing, scared in agents],
+        food,
+        capsules,
+        score,
+        outcome,
+    ]
+
+
+def state_from_fields(start: Any, fields: list[Any]) -> Any:
+    """The state :func:`state_fields` described, on the maze of ``start`` (a state of the
+    same game). JSON made the tuples lists: they are tuples again, so states compare equal."""
+    make, (maze, *_) = start.__reduce__()
+    agents, food, capsules, score, outcome = fields
+    agents = tuple((tuple(pos), facing, scared) for pos, facing, scared in agents)
+    capsules = tuple(tuple(capsule) for capsule in capsules)
+    return make(maze, agents, food, capsules, score, outcome)

@@ -243,6 +243,7 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
                         "test": r.path,
                         "passed": r.passed,
                         "report": "\n".join(format_test(r, options.mute)),
+                        **({"games": r.games} if r.games is not None else {}),
                     }
                     for r in q.tests
                 ],

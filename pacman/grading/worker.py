@@ -335,6 +335,11 @@ class Worker:
             self.agent = self.build(request["agent"], request["kwargs"])
         if request.get("seed") is not None:
             random.seed(request["seed"])
+        if request.get("game_seed") is not None:
+            from pacman.game import seed_game
+
+            # As the runner seeds an in-process game (after building, before registering).
+            seed_game([self.agent], int(request["game_seed"]))
         from pacman.agent import hook
 
         register = hook(self.agent, "register_initial_state", "registerInitialState")
@@ -345,6 +350,9 @@ class Worker:
         return {}
 
     def _apply(self, request: dict[str, Any]) -> None:
+        if request.get("state") is not None:
+            # An ordinary game sends its state whole (pacman.grading.games).
+            self.state = protocol.state_from_fields(self.state, request["state"])
         for index, action in request.get("moves", []):
             self.state = self.state.generate_successor(index, action)
         if request.get("reseed") is not None:
@@ -391,6 +399,7 @@ def serve(rfd: int, wfd: int) -> None:
         sys.path.insert(0, folder)
     # Load what the worker itself needs before the hook can get in its way.
     import pacman.agent
+    import pacman.game
     import pacman.gametree
     import pacman.layout
     import pacman.recording

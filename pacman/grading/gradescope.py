@@ -1,0 +1,397 @@
+"""The Gradescope bundle: ``pacman autograde --gradescope-bundle autograder.zip``.
+
+The zip holds what Gradescope asks for at its root (``setup.sh`` and ``run_autograder``),
+the project as a wheel, the suite, and ``pacman-bundle.json`` with the grading options the
+bundle was made with. Gradescope unpacks it into ``/autograder/source`` and runs
+``setup.sh`` once while it builds the image (it installs the wheel); for each submission
+it runs ``run_autograder`` from ``/autograder``, which calls :func:`main` here: the files
+in ``/autograder/submission`` are graded exactly as ``autograder.py`` grades them (same
+sandbox, same proof, same refusals) and ``/autograder/results/results.json`` is written
+in Gradescope's format, whatever happens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import zipfile
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from pacman.errors import PacmanError, UsageError
+from pacman.grading import untrusted
+
+BUNDLE_FORMAT = "pacman-gradescope-bundle"
+BUNDLE_VERSION = 1
+CONFIG_NAME = "pacman-bundle.json"
+#: Gradescope's visibilities a hidden test may get (``visible`` is the default of the rest).
+HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
+
+_SETUP = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, while it builds the autograder's image.
+# It installs the grader from the wheel beside it, with its one dependency (tqdm): from
+# PyPI, unless it is installed already (then no network is needed).
+set -euo pipefail
+SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+WHEEL="$SOURCE/@WHEEL@"
+PYTHON="${PACMAN_PYTHON:-}"
+if [ -z "$PYTHON" ]; then
+    for candidate in python3.13 python3.12 python3.11 python3.10 python3; do
+        if command -v "$candidate" >/dev/null 2>&1 &&
+            "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+            PYTHON="$(command -v "$candidate")"
+            break
+        fi
+    done
+fi
+if [ -z "$PYTHON" ] || ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
+    apt-get update -qq
+    apt-get install -y -qq python3 python3-pip >/dev/null
+    PYTHON="${PYTHON:-$(command -v python3)}"
+fi
+# Gradescope's images are thrown away after grading: a system-wide install is what they expect.
+export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+if ! "$PYTHON" -m pip install -q --no-index --find-links "$SOURCE" "$WHEEL" 2>/dev/null; then
+    "$PYTHON" -m pip install -q "$WHEEL"
+fi
+"$PYTHON" -c 'import sys; print(sys.executable)' > "$SOURCE/.python"
+"$PYTHON" -I -m pacman.grading.gradescope --check "$SOURCE"
+"""
+
+_RUN = """#!/usr/bin/env bash
+# Gradescope runs this from /autograder for every submission: it grades
+# /autograder/submission and writes /autograder/results/results.json (saying why,
+# with no points, when grading cannot run). Tests are named as in the suite
+# (test_cases/q2/...), from the bundle's own folder.
+SOURCE=/autograder/source
+cd "$SOURCE"
+PYTHON="$(cat "$SOURCE/.python" 2>/dev/null || command -v python3)"
+exec "$PYTHON" -I -m pacman.grading.gradescope /autograder
+"""
+
+
+# ------------------------------------------------------------------------------ building
+
+
+def grading_flags(args: argparse.Namespace) -> list[str]:
+    """The autograder flags a bundle grades with: its limits and options, as given."""
+    flags = [
+        "--move-timeout",
+        f"{args.move_timeout:g}",
+        "--memory-limit",
+        str(args.memory_mb),
+        "--isolation",
+        args.isolation,
+    ]
+    for flag, value in (
+        ("--test-timeout", args.test_timeout),
+        ("--submission-timeout", args.submission_timeout),
+        ("-q", args.question),
+        ("-j", args.jobs),
+        ("--landlock-abi", args.landlock_abi_cap),
+    ):
+        if value is not None:
+            flags += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+    for flag, given in (
+        ("--mute", args.mute),
+        ("--unsafe-weak-sandbox", args.unsafe),
+        ("--no-audit-hook", not args.audit),
+    ):
+        if given:
+            flags.append(flag)
+    return flags
+
+
+def hidden_names(text: str | None, questions: Sequence[Any]) -> list[str]:
+    """``--hidden q4,q2/1-one-ghost-depth1``: questions and tests of the suite, checked."""
+    if not text:
+        return []
+    known = {q.name for q in questions}
+    tests = {f"{q.name}/{_test_name(test)}" for q in questions for test, _ in q.tests}
+    names = [name.strip().strip("/") for name in text.split(",") if name.strip()]
+    for name in names:
+        if name.endswith(".test"):
+            name = name[: -len(".test")]
+        if name not in known and name not in tests:
+            raise UsageError(
+                f"--hidden {name}: no such question or test in the suite "
+                f"(questions: {' '.join(sorted(known))}; a test is written q2/NAME)"
+            )
+    return [n[: -len(".test")] if n.endswith(".test") else n for n in names]
+
+
+def _test_name(test: Any) -> str:
+    return os.path.splitext(os.path.basename(test.path))[0]
+
+
+def build_wheel(folder: str) -> str:
+    """The project as a wheel in ``folder`` (``pip wheel --no-deps``); returns its path."""
+    from pacman.grading.sandbox import PROJECT_ROOT
+
+    if not os.path.isfile(os.path.join(PROJECT_ROOT, "pyproject.toml")):
+        raise UsageError(
+            f"--gradescope-bundle: the project's source is not at {PROJECT_ROOT} (no "
+            "pyproject.toml); make the bundle from a checkout of the project"
+        )
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", folder, PROJECT_ROOT]
+    done = subprocess.run(command, capture_output=True, text=True)
+    wheels = [name for name in os.listdir(folder) if name.endswith(".whl")]
+    if done.returncode != 0 or len(wheels) != 1:
+        said = [line for line in done.stderr.splitlines() if line.strip()]
+        reason = said[-1] if said else f"exit status {done.returncode}"
+        raise UsageError(f"--gradescope-bundle: building the wheel failed: {reason}")
+    return os.path.join(folder, wheels[0])
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
+    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = (0o100755 if executable else 0o100644) << 16
+    archive.writestr(info, data)
+
+
+def build_bundle(args: argparse.Namespace, test_root: str, student_code: list[str]) -> str:
+    """Write the zip ``args.gradescope_bundle``; returns a one-line summary of what it holds."""
+    from pacman.grading.runner import load_suite
+    from pacman.grading.submission import SubmissionError, read_suite
+    from pacman.outputs import prepare_output_file
+
+    target = args.gradescope_bundle
+    if not target.endswith(".zip"):
+        raise UsageError(f"--gradescope-bundle {target}: name the zip to write (a .zip file)")
+    prepare_output_file("--gradescope-bundle", target)
+    questions = load_suite(test_root, args.question)  # a broken suite fails here, not on Gradescope
+    hidden = hidden_names(args.hidden, questions)
+    if args.leaderboard:
+        from pacman.grading.cli import check_games
+
+        check_games(questions)
+    try:
+        suite = read_suite(test_root)
+    except SubmissionError as error:
+        raise UsageError(f"--test-directory {error}") from None
+    with tempfile.TemporaryDirectory(prefix="pacman-bundle-") as scratch:
+        wheel = build_wheel(scratch)
+        config = {
+            "format": BUNDLE_FORMAT,
+            "version": BUNDLE_VERSION,
+            "student_code": student_code,
+            "flags": grading_flags(args),
+            "hidden": hidden,
+            "hidden_visibility": args.hidden_visibility,
+            "leaderboard": bool(args.leaderboard),
+            "wheel": os.path.basename(wheel),
+        }
+        partial = target + ".part"
+        with zipfile.ZipFile(partial, "w") as archive:
+            _add(archive, "setup.sh", _SETUP.replace("@WHEEL@", config["wheel"]).encode(), True)
+            _add(archive, "run_autograder", _RUN.encode(), True)
+            _add(archive, CONFIG_NAME, (json.dumps(config, indent=2) + "\n").encode())
+            with open(wheel, "rb") as handle:
+                _add(archive, config["wheel"], handle.read())
+            for relative, data in sorted(suite.items()):
+                _add(archive, "test_cases/" + relative.replace(os.sep, "/"), data)
+        os.replace(partial, target)
+    points = sum(q.max_points for q in questions)
+    return (
+        f"Wrote {target}: {len(questions)} question{'' if len(questions) == 1 else 's'} "
+        f"({points} points), "
+        f"{', '.join(student_code)}, {config['wheel']}; grading with " + shlex.join(config["flags"])
+    )
+
+
+# ------------------------------------------------------------------------------ on Gradescope
+
+
+def find_files(folder: str, names: list[str]) -> list[str]:
+    """Each student file's path inside ``folder``: at its top, else the one file of that name
+    below it (students hand in folders and zips). Links are never followed."""
+    found = []
+    for name in names:
+        if os.path.lexists(os.path.join(folder, name)):
+            found.append(name)
+            continue
+        matches = []
+        for top, folders, files in os.walk(folder):
+            folders[:] = sorted(f for f in folders if not f.startswith((".", "__MACOSX")))
+            if os.path.basename(name) in files:
+                matches.append(os.path.relpath(os.path.join(top, os.path.basename(name)), folder))
+        if len(matches) != 1:
+            why = "was not handed in" if not matches else f"was handed in {len(matches)} times"
+            raise UsageError(f"{untrusted.line(name)} {why}: hand in {', '.join(names)}")
+        found.append(matches[0])
+    return found
+
+
+def _visibility(hidden: set[str], names: Sequence[str], when: str) -> str:
+    return when if any(name in hidden for name in names) else "visible"
+
+
+def gradescope_results(
+    run: Any, warning: str | None, config: dict[str, Any], mute: bool
+) -> dict[str, Any]:
+    """Gradescope's results.json for one graded run.
+
+    One entry per question carries its points (CS188's question kinds decide them); one
+    entry per test, without points of its own, says whether it passed and shows its
+    report. A question is hidden when it or any of its tests is (its points would tell).
+    """
+    from pacman.grading.report import format_test, results_json
+
+    base = results_json(run, mute)
+    hidden = set(config.get("hidden", []))
+    when = config.get("hidden_visibility", "after_published")
+    tests: list[dict[str, Any]] = []
+    for number, question in enumerate(run.questions, start=1):
+        names = [
+            f"{question.name}/{os.path.splitext(os.path.basename(r.path))[0]}"
+            for r in question.tests
+        ]
+        shown_as = _visibility(hidden, [question.name, *names], when)
+        passed = sum(1 for r in question.tests if r.passed)
+        tests.append(
+            {
+                "name": f"Question {question.name}",
+                "number": str(number),
+                "score": question.points,
+                "max_score": question.max_points,
+                "status": "passed" if question.points >= question.max_points else "failed",
+                "output": "\n".join(
+                    [f"{passed} of {len(question.tests)} tests passed.", *question.messages]
+                ),
+                "visibility": shown_as,
+            }
+        )
+        for index, (name, result) in enumerate(zip(names, question.tests, strict=True), start=1):
+            tests.append(
+                {
+                    "name": name,
+                    "number": f"{number}.{index}",
+                    "score": 0.0,
+                    "max_score": 0.0,
+                    "status": "passed" if result.passed else "failed",
+                    "output": "\n".join(format_test(result, mute)),
+                    "visibility": _visibility(hidden, [question.name, name], when),
+                }
+            )
+    output = base["output"] if warning is None else f"{warning}\n{base['output']}"
+    results: dict[str, Any] = {
+        "score": run.total,
+        "execution_time": base["execution_time"],
+        "output": output,
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+        "extra_data": {"protections": run.protections, "isolation": run.isolation},
+    }
+    if config.get("leaderboard"):
+        results["leaderboard"] = leaderboard_entries(run)
+    return results
+
+
+def leaderboard_entries(run: Any) -> list[dict[str, Any]]:
+    """Gradescope's leaderboard columns from the run's EvalAgentTest games."""
+    from pacman.grading.leaderboard import game_totals
+
+    totals = game_totals(result for q in run.questions for result in q.tests)
+    return [
+        {"name": "Wins", "value": totals["wins"]},
+        {"name": "Average score", "value": round(totals["mean_score"], 2)},
+        {"name": "Crashes", "value": totals["crashes"], "order": "asc"},
+        {"name": "Timeouts", "value": totals["timeouts"], "order": "asc"},
+    ]
+
+
+def failed_results(why: str) -> dict[str, Any]:
+    """What Gradescope shows when nothing could be graded: no points, and why."""
+    return {"score": 0.0, "output": why, "visibility": "visible", "tests": []}
+
+
+def read_config(source: str) -> dict[str, Any]:
+    path = os.path.join(source, CONFIG_NAME)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            config = json.load(handle)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"{path}: not a readable bundle configuration ({error})") from None
+    if not isinstance(config, dict) or config.get("format") != BUNDLE_FORMAT:
+        raise UsageError(f"{path}: not a {BUNDLE_FORMAT} configuration")
+    return config
+
+
+def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
+    """Grade ``root``/submission with the bundle in ``root``/source; Gradescope's JSON."""
+    from pacman.grading.cli import build_parser, grade_one
+
+    source = os.path.join(root, "source")
+    config = read_config(source)
+    submission = os.path.join(root, "submission")
+    if not os.path.isdir(submission):
+        raise UsageError(f"{submission}: no submission folder")
+    names = find_files(submission, list(config["student_code"]))
+    argv = [
+        *config["flags"],
+        "--test-directory",
+        os.path.join(source, "test_cases"),
+        "--code-directory",
+        submission,
+        "--student-code",
+        ",".join(names),
+    ]
+    args = build_parser("run_autograder").parse_args(argv)
+    args.in_bundle = True  # grades leave the run: the refusal rules of --results hold
+    graded = grade_one(args, out)
+    assert graded is not None  # never --generate-solutions here
+    run, warning = graded
+    return gradescope_results(run, warning, config, args.mute)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``run_autograder``: ``python -m pacman.grading.gradescope [/autograder]``.
+
+    results.json is written in every case Gradescope can show: graded, refused (the sandbox
+    cannot prove its walls there), or not gradable (a file missing): exit status 0 then,
+    the reason in its output; 2 only when results.json cannot be written at all.
+    """
+    from pacman.grading.report import write_json
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--check"]:
+        # setup.sh's last step: the bundle's configuration reads and the grader imports.
+        read_config(args[1] if len(args) > 1 else "/autograder/source")
+        import pacman.grading.cli  # noqa: F401
+
+        print("pacman-multiagent grader installed")
+        return 0
+    root = args[0] if args else "/autograder"
+    started = time.monotonic()
+    try:
+        results = grade_bundle(root, sys.stdout)
+    except PacmanError as error:
+        line = str(error) if str(error).startswith("autograder:") else f"autograder: {error}"
+        print(line, file=sys.stderr)
+        results = failed_results(line)
+    except Exception as error:  # the grader's own failure: the instructor needs the traceback
+        traceback.print_exc()
+        results = failed_results(
+            f"autograder: the grader failed ({type(error).__name__}: {untrusted.line(error)}); "
+            "nothing was graded: please tell the course staff"
+        )
+    results.setdefault("execution_time", round(time.monotonic() - started, 3))
+    try:
+        write_json(os.path.join(root, "results", "results.json"), results)
+    except OSError as error:
+        print(f"autograder: cannot write results.json: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

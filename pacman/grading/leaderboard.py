@@ -1,0 +1,229 @@
+"""A class leaderboard: ``autograder.py --submissions DIR --leaderboard``.
+
+Every submission plays the suite's ``EvalAgentTest`` games (the same layouts, ghosts and
+seeds for all, each in its own sandboxed worker: see :mod:`pacman.grading.kinds`); this
+module ranks what they did and writes ``PREFIX-leaderboard.csv``, ``.json`` and ``.html``,
+with each submission's best and worst game as a record ``pacman --replay`` plays.
+
+Ranking: more wins first, then fewer failed games (crashes and timeouts), then a higher
+mean score, then fewer timeouts, then the submission's name.
+
+The HTML page links an HTML replay of those games where the project has one: when
+``pacman.view.html`` provides ``write_replay(record: dict, path: str) -> None``, it is
+called for each best and worst game (:func:`html_replay_writer` is the hook); until then
+the page links the JSON records.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pacman.grading import untrusted
+
+COLUMNS = ("rank", "submission", "wins", "games", "mean_score", "crashes", "timeouts", "error")
+
+
+def game_totals(tests: Iterable[Any]) -> dict[str, Any]:
+    """The games of every EvalAgentTest among ``tests`` (TestResults or grades.json test
+    records) added up: games, wins, mean score, crashes, timeouts, best and worst game."""
+    totals: dict[str, Any] = {"games": 0, "wins": 0, "crashes": 0, "timeouts": 0}
+    scores: list[float] = []
+    best = worst = None
+    for test in tests:
+        games = test.get("games") if isinstance(test, dict) else getattr(test, "games", None)
+        if not games:
+            continue
+        for key in ("games", "wins", "crashes", "timeouts"):
+            totals[key] += int(games[key])
+        scores += [float(s) for s in games["scores"]]
+        if games["best"] is not None and (best is None or games["best"]["score"] > best["score"]):
+            best = games["best"]
+        if games["worst"] is not None and (
+            worst is None or games["worst"]["score"] < worst["score"]
+        ):
+            worst = games["worst"]
+    totals["mean_score"] = sum(scores) / len(scores) if scores else 0.0
+    totals["best"], totals["worst"] = best, worst
+    return totals
+
+
+def rank(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per graded submission (its grades.json record), best first."""
+    rows = []
+    for record in records:
+        tests = [t for q in record["questions"].values() for t in q.get("tests", [])]
+        totals = game_totals(tests)
+        rows.append(
+            {
+                "submission": record["submission"],
+                "wins": totals["wins"],
+                "games": totals["games"],
+                "mean_score": round(totals["mean_score"], 3),
+                "crashes": totals["crashes"],
+                "timeouts": totals["timeouts"],
+                "error": record.get("error") or "",
+                "best": totals["best"],
+                "worst": totals["worst"],
+            }
+        )
+    # A crashed or timed-out game ends early, often above the score of a game played to a
+    # loss: games that failed count before the mean score, so failing never pays.
+    rows.sort(
+        key=lambda r: (
+            -r["wins"],
+            r["crashes"] + r["timeouts"],
+            -r["mean_score"] if r["games"] else float("inf"),
+            r["timeouts"],
+            r["submission"],
+        )
+    )
+    for place, row in enumerate(rows, start=1):
+        row["rank"] = place
+    return rows
+
+
+def html_replay_writer() -> Callable[[dict[str, Any], str], None] | None:
+    """``pacman.view.html.write_replay`` where the project has HTML replays, else None."""
+    try:
+        from pacman.view import html as view_html  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    writer = getattr(view_html, "write_replay", None)
+    return writer if callable(writer) else None
+
+
+def _slug(name: str, place: int) -> str:
+    """A file name for a submission's replays: its name's safe characters and its rank."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "submission"
+    return f"{place:03d}-{safe[:60]}"
+
+
+def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
+    """Write the ranking as ``PREFIX-leaderboard.csv``/``.json``/``.html`` and the best and
+    worst game of each submission under ``PREFIX-leaderboard-replays/``; return the paths."""
+    from pacman.outputs import write_atomically
+
+    rows = rank(records)
+    base = f"{prefix}-leaderboard"
+    replays = base + "-replays"
+    os.makedirs(replays, exist_ok=True)
+    writer = html_replay_writer()
+    links: dict[int, dict[str, tuple[str, str | None]]] = {}
+    for row in rows:
+        links[row["rank"]] = {}
+        for kind in ("best", "worst"):
+            record = row[kind]
+            if record is None:
+                continue
+            stem = os.path.join(replays, f"{_slug(row['submission'], row['rank'])}-{kind}")
+            write_atomically(stem + ".json", json.dumps(record) + "\n")
+            page = None
+            if writer is not None:
+                writer(record, stem + ".html")
+                page = stem + ".html"
+            links[row["rank"]][kind] = (stem + ".json", page)
+    text = io.StringIO()
+    table = csv.writer(text)
+    table.writerow(COLUMNS)
+    for row in rows:
+        # Text from submissions is made safe; numbers stay numbers (a negative mean is one).
+        table.writerow(
+            [
+                untrusted.spreadsheet_cell(row[c]) if isinstance(row[c], str) else row[c]
+                for c in COLUMNS
+            ]
+        )
+    write_atomically(base + ".csv", text.getvalue())
+    data = {
+        "ranking": "more wins, then fewer crashes and timeouts, then a higher mean score",
+        "submissions": [
+            {
+                **{c: row[c] for c in COLUMNS},
+                "replays": {
+                    kind: {
+                        "record": os.path.relpath(record, os.path.dirname(base) or "."),
+                        "html": page and os.path.relpath(page, os.path.dirname(base) or "."),
+                    }
+                    for kind, (record, page) in links[row["rank"]].items()
+                },
+            }
+            for row in rows
+        ],
+    }
+    write_atomically(base + ".json", json.dumps(data, indent=2) + "\n")
+    write_atomically(base + ".html", _page(rows, links, os.path.dirname(base) or "."))
+    return [base + ".csv", base + ".json", base + ".html"]
+
+
+def _page(
+    rows: list[dict[str, Any]], links: dict[int, dict[str, tuple[str, str | None]]], folder: str
+) -> str:
+    """The ranking as one self-contained HTML page (every submission string escaped)."""
+
+    def cell(value: Any) -> str:
+        return f"<td>{html.escape(untrusted.line(value))}</td>"
+
+    def replay(place: int, kind: str, row: dict[str, Any]) -> str:
+        found = links[place].get(kind)
+        if found is None:
+            return "<td></td>"
+        record, page = found
+        target = os.path.relpath(page or record, folder)
+        score = row[kind]["score"]
+        label = f"{score:g}" + ("" if page else " (record)")
+        return f'<td><a href="{html.escape(target, quote=True)}">{html.escape(label)}</a></td>'
+
+    head = "".join(
+        f"<th>{name}</th>"
+        for name in (
+            "Rank",
+            "Submission",
+            "Wins",
+            "Games",
+            "Mean score",
+            "Crashes",
+            "Timeouts",
+            "Best game",
+            "Worst game",
+            "Note",
+        )
+    )
+    body = []
+    for row in rows:
+        place = row["rank"]
+        body.append(
+            "<tr>"
+            + "".join(
+                cell(row[c])
+                for c in (
+                    "rank",
+                    "submission",
+                    "wins",
+                    "games",
+                    "mean_score",
+                    "crashes",
+                    "timeouts",
+                )
+            )
+            + replay(place, "best", row)
+            + replay(place, "worst", row)
+            + cell(row["error"])
+            + "</tr>"
+        )
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Leaderboard</title>\n'
+        "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
+        "td,th{border:1px solid #999;padding:2px 8px;text-align:right}"
+        "td:nth-child(2),td:last-child{text-align:left}</style></head><body>\n"
+        "<h1>Leaderboard</h1>\n<p>Ranked by wins, then fewer crashed or timed-out games, "
+        "then mean score. A game link is the game's record: <code>pacman --replay "
+        "FILE</code> plays it.</p>\n"
+        f"<table><tr>{head}</tr>\n" + "\n".join(body) + "\n</table></body></html>\n"
+    )
