@@ -132,14 +132,18 @@ def test_five_submissions_ranked_by_the_same_seeded_games(tmp_path):
 
     # Each best and worst game is a record `pacman --replay` plays back to its score.
     best = rows[0]["replays"]["best"]
-    assert best["html"] is None  # no HTML replays in this project yet: the record is linked
     record = load_record(prefix.parent / best["record"])
+    # ... and as an HTML replay of the same game, which the page links.
+
+    replay_page = (prefix.parent / best["html"]).read_text()
+    assert f'href="{best["html"]}"' in page
+    assert "http" not in replay_page.replace("http-equiv", "")
     grades = json.loads(Path(f"{prefix}.json").read_text())["submissions"]
     strong = next(g for g in grades if g["submission"] == "strong")
     games = strong["questions"]["contest"]["tests"][0]["games"]
     assert record["score"] == max(games["scores"]) == replay(record).score
     assert record["pacman"] == "ExpectimaxAgent" and record["layout"] == "smallClassic"
-    assert f'href="{best["record"]}"' in page
+    assert "ExpectimaxAgent" in replay_page and "smallClassic" in replay_page
 
 
 def _record(name: str, scores: list[float], crashes: int = 0) -> dict:
@@ -158,18 +162,17 @@ def _record(name: str, scores: list[float], crashes: int = 0) -> dict:
 
 
 def test_the_page_links_html_replays_where_the_project_has_them(tmp_path, monkeypatch):
-    """The hook: a ``pacman.view.html.write_replay`` is called for each best and worst
-    game, and the page links its pages; names from submissions are escaped."""
-    import types
-
+    """``write_replay`` is called for each best and worst game, and the page links its pages;
+    names from submissions are escaped."""
     from pacman.grading.leaderboard import write_leaderboard
+    from pacman.view import html_replay
 
     written = []
-    fake = types.ModuleType("pacman.view.html")
-    fake.write_replay = lambda record, path: (
-        written.append((record["score"], path)) or Path(path).write_text("replay")
+    monkeypatch.setattr(
+        html_replay,
+        "write_replay",
+        lambda record, path: written.append((record["score"], path)) or Path(path).write_text("x"),
     )
-    monkeypatch.setitem(sys.modules, "pacman.view.html", fake)
     records = [_record("<b>x</b>", [10.0, -5.0]), _record("=cmd", [20.0, 3.0], crashes=1)]
     prefix = tmp_path / "grades"
     write_leaderboard(records, str(prefix))

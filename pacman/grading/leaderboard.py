@@ -3,15 +3,11 @@
 Every submission plays the suite's ``EvalAgentTest`` games (the same layouts, ghosts and
 seeds for all, each in its own sandboxed worker: see :mod:`pacman.grading.kinds`); this
 module ranks what they did and writes ``PREFIX-leaderboard.csv``, ``.json`` and ``.html``,
-with each submission's best and worst game as a record ``pacman --replay`` plays.
+with each submission's best and worst game as a record ``pacman --replay`` plays and as an
+HTML replay page any browser opens (:mod:`pacman.view.html_replay`), which the page links.
 
 Ranking: more wins first, then fewer failed games (crashes and timeouts), then a higher
 mean score, then fewer timeouts, then the submission's name.
-
-The HTML page links an HTML replay of those games where the project has one: when
-``pacman.view.html`` provides ``write_replay(record: dict, path: str) -> None``, it is
-called for each best and worst game (:func:`html_replay_writer` is the hook); until then
-the page links the JSON records.
 """
 
 from __future__ import annotations
@@ -89,14 +85,11 @@ def rank(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def html_replay_writer() -> Callable[[dict[str, Any], str], None] | None:
-    """``pacman.view.html.write_replay`` where the project has HTML replays, else None."""
-    try:
-        from pacman.view import html as view_html  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    writer = getattr(view_html, "write_replay", None)
-    return writer if callable(writer) else None
+def html_replay_writer() -> Callable[[dict[str, Any], str], Any]:
+    """What writes a game record as an HTML replay page (``pacman.view.html_replay``)."""
+    from pacman.view import html_replay
+
+    return html_replay.write_replay
 
 
 def _slug(name: str, place: int) -> str:
@@ -124,10 +117,8 @@ def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
                 continue
             stem = os.path.join(replays, f"{_slug(row['submission'], row['rank'])}-{kind}")
             write_atomically(stem + ".json", json.dumps(record) + "\n")
-            page = None
-            if writer is not None:
-                writer(record, stem + ".html")
-                page = stem + ".html"
+            writer(record, stem + ".html")
+            page = stem + ".html"
             links[row["rank"]][kind] = (stem + ".json", page)
     text = io.StringIO()
     table = csv.writer(text)

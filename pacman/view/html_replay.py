@@ -170,6 +170,15 @@ class HtmlReplay:
         """Nothing to flush: each game's file is written whole when it ends."""
 
 
+def write_replay(record: dict[str, Any], path: str | os.PathLike[str]) -> Path:
+    """A game record (as ``--record`` writes it) as an HTML replay page at ``path``."""
+    from pacman.runner import replay
+
+    page = HtmlReplay(path, agent_name=record.get("pacman"))
+    replay(record, [page])
+    return Path(path)
+
+
 _STYLE = """
 body{margin:0;background:#111;color:#eee;font:14px system-ui,-apple-system,"Segoe UI",sans-serif}
 main{display:flex;flex-direction:column;align-items:center;padding:10px;gap:8px}
