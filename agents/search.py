@@ -1,13 +1,16 @@
-"""Minimax, alpha-beta and expectimax: one search routine, three thin agents.
+"""Minimax, alpha-beta, expectimax, expectiminimax: one search routine, four thin agents.
 
 CS188's conventions throughout. Agent 0 (Pac-Man) maximises; every other agent
-is a MIN layer (a chance layer for expectimax), in index order. One unit of
+is a MIN layer (a chance layer for expectimax; either, ghost by ghost, for
+expectiminimax), in index order. One unit of
 ``depth`` is a move by every agent. A won or lost state, a state with no legal
 action, and every state reached once ``depth`` rounds are played are scored by
 the evaluation function. Children are generated in legal-action order, ties go
 to the first action, and alpha-beta prunes only on strict inequality, so the
-expansion sequence is exactly CS188's. Expectimax averages uniformly over a
-ghost's legal actions.
+expansion sequence is exactly CS188's. A chance layer averages uniformly over a
+ghost's legal actions, as CS188's expectimax does, unless a ghost model
+(:mod:`agents.models`) gives the actions probabilities: then it is the notes'
+``sum(p * value)``.
 
 Only the public state API is used (``get_legal_actions``,
 ``generate_successor``, ``is_win``, ``is_lose``, ``get_num_agents``), so a
@@ -18,30 +21,40 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from agents.evaluation import EvalSpec, resolve_evaluation
+from agents.models import GhostModel, resolve_ghost_model, uniform
 from pacman.agent import Agent
 from pacman.errors import AgentError
 
 __all__ = [
     "ALPHABETA",
+    "CHANCE",
     "EXPECTIMAX",
+    "EXPECTIMINIMAX",
+    "MIN",
     "MINIMAX",
     "AlphaBetaAgent",
     "ExpectimaxAgent",
+    "ExpectiminimaxAgent",
     "MinimaxAgent",
     "MultiAgentSearchAgent",
     "SearchResult",
     "SearchStats",
+    "parse_layers",
     "search",
 ]
 
 MINIMAX = "minimax"
 ALPHABETA = "alphabeta"
 EXPECTIMAX = "expectimax"
-_KINDS = (MINIMAX, ALPHABETA, EXPECTIMAX)
+EXPECTIMINIMAX = "expectiminimax"
+_KINDS = (MINIMAX, ALPHABETA, EXPECTIMAX, EXPECTIMINIMAX)
+
+MIN = "min"
+CHANCE = "chance"
 
 
 class SearchResult(NamedTuple):
@@ -53,20 +66,64 @@ class SearchResult(NamedTuple):
     evaluations: int  # evaluation-function calls
 
 
+def parse_layers(layers: str | Sequence[str]) -> tuple[str, ...]:
+    """``"min,chance"`` (or ``"min:chance"``, or a list) -> ``("min", "chance")``, checked.
+
+    ``-a`` splits its text on commas, so the command line writes ``layers=min:chance``.
+    """
+    words = (
+        layers.replace(":", ",").replace("+", ",").split(",") if isinstance(layers, str) else layers
+    )
+    found = tuple(str(word).strip().lower() for word in words if str(word).strip())
+    for word in found:
+        if word not in (MIN, CHANCE):
+            raise AgentError(
+                f"layers={','.join(found)}: {word!r} is neither min nor chance "
+                "(one entry per ghost; on the command line write layers=min:chance)"
+            )
+    if not found:
+        raise AgentError("layers is empty: give one entry per ghost, min or chance")
+    return found
+
+
 def search(
-    state: Any, depth: int, evaluate: Callable[[Any], float], kind: str = MINIMAX
+    state: Any,
+    depth: int,
+    evaluate: Callable[[Any], float],
+    kind: str = MINIMAX,
+    *,
+    layers: Sequence[str] | None = None,
+    ghost_model: GhostModel | None = None,
 ) -> SearchResult:
     """Pac-Man's best action in ``state``, searching ``depth`` rounds of every agent's moves.
 
-    ``kind`` is :data:`MINIMAX`, :data:`ALPHABETA` or :data:`EXPECTIMAX`.
+    ``kind`` is :data:`MINIMAX`, :data:`ALPHABETA` (every ghost a MIN layer),
+    :data:`EXPECTIMAX` (every ghost a chance layer) or :data:`EXPECTIMINIMAX`, whose
+    ``layers`` say, ghost by ghost, ``"min"`` or ``"chance"``. A chance node is worth
+    ``sum(p * value(child))`` with ``p`` from ``ghost_model(state, ghost)``
+    (:mod:`agents.models`); children of probability 0 are not generated. Without a
+    model (or with :func:`agents.models.uniform`) it is the plain average of the
+    children, computed as CS188 computes it, so values and ties are CS188's to the bit.
     """
     if kind not in _KINDS:
         raise AgentError(f"search: unknown kind {kind!r}; expected one of {', '.join(_KINDS)}")
     if depth < 1:
         raise AgentError(f"search: depth must be at least 1, got {depth}")
     last = state.get_num_agents() - 1
+    if kind == EXPECTIMINIMAX:
+        # Without layers: MIN and chance alternate, ghost 1 MIN.
+        layers = parse_layers(layers) if layers is not None else ((MIN, CHANCE) * last)[:last]
+        if len(layers) != last:
+            raise AgentError(
+                f"layers={','.join(layers)}: {len(layers)} entries for {last} ghost(s); "
+                "give one entry per ghost"
+            )
+    else:
+        layers = (CHANCE if kind == EXPECTIMAX else MIN,) * last
+    # chance[agent] for agent 1..last; Pac-Man (agent 0) is always MAX.
+    chance = (False, *(layer == CHANCE for layer in layers))
     prune = kind == ALPHABETA
-    chance = kind == EXPECTIMAX
+    weigh = None if ghost_model is None or ghost_model is uniform else ghost_model
     inf = math.inf
     nodes = 0
     evaluations = 0
@@ -99,12 +156,20 @@ def search(
                         if best > alpha:
                             alpha = best
             return best
-        if chance:
+        if chance[agent]:
             total = 0.0
+            if weigh is None:
+                for action in actions:
+                    nodes += 1
+                    total += value(successor(agent, action), following, next_d, alpha, beta)
+                return total / len(actions)
+            probabilities = _checked(weigh(s, agent), actions, s, agent)
             for action in actions:
-                nodes += 1
-                total += value(successor(agent, action), following, next_d, alpha, beta)
-            return total / len(actions)
+                p = probabilities.get(action, 0.0)
+                if p:
+                    nodes += 1
+                    total += p * value(successor(agent, action), following, next_d, alpha, beta)
+            return total
         best = inf
         for action in actions:
             nodes += 1
@@ -131,6 +196,25 @@ def search(
             if prune and v > alpha:
                 alpha = v
     return SearchResult(best_action, best_value, nodes, evaluations)
+
+
+def _checked(
+    probabilities: Mapping[str, float], actions: list[str], state: Any, agent: int
+) -> Mapping[str, float]:
+    """A ghost model's answer, refused unless it is a distribution over legal actions."""
+    total = 0.0
+    for action, p in probabilities.items():
+        if action not in actions or not p >= 0:
+            raise AgentError(
+                f"ghost model: {action!r} with probability {p!r} for agent {agent} in state "
+                f"{state} (legal: {', '.join(actions)})"
+            )
+        total += p
+    if abs(total - 1.0) > 1e-6:
+        raise AgentError(
+            f"ghost model: probabilities for agent {agent} in state {state} sum to {total}, not 1"
+        )
+    return probabilities
 
 
 class SearchStats:
@@ -203,9 +287,13 @@ class MultiAgentSearchAgent(Agent):
 
     def get_action(self, state: Any) -> str:
         started = time.perf_counter()
-        result = search(state, self.depth, self.evaluation_function, self.kind)
+        result = search(state, self.depth, self.evaluation_function, self.kind, **self.options())
         self.stats.add(result.nodes, result.evaluations, time.perf_counter() - started)
         return result.action
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`search` this agent adds (layers, ghost model)."""
+        return {}
 
 
 class MinimaxAgent(MultiAgentSearchAgent):
@@ -221,6 +309,56 @@ class AlphaBetaAgent(MultiAgentSearchAgent):
 
 
 class ExpectimaxAgent(MultiAgentSearchAgent):
-    """Ghosts move uniformly at random among their legal actions."""
+    """Every ghost a chance layer, its moves weighted by ``ghostModel``.
+
+    ``ghostModel=uniform`` (the default) averages over the legal actions, as CS188 does;
+    ``ghostModel=directional`` weighs them as DirectionalGhost draws them; any callable
+    ``(state, ghost_index) -> {action: probability}`` may be given from Python.
+    """
 
     kind = EXPECTIMAX
+
+    def __init__(
+        self,
+        evalFn: EvalSpec = "scoreEvaluationFunction",
+        depth: int | str = 2,
+        ghostModel: GhostModel | str = "uniform",
+        index: int = 0,
+    ) -> None:
+        super().__init__(evalFn, depth, index)
+        self.ghost_model = resolve_ghost_model(ghostModel)
+
+    def options(self) -> dict[str, Any]:
+        return {"ghost_model": self.ghost_model}
+
+
+class ExpectiminimaxAgent(ExpectimaxAgent):
+    """MIN and chance layers in one tree: ``layers=min,chance`` names each ghost's, in order.
+
+    Without ``layers``, MIN and chance alternate, ghost 1 MIN.
+    On the command line, where ``-a`` splits on commas, write ``layers=min:chance``.
+    Chance layers weigh moves by ``ghostModel`` as in :class:`ExpectimaxAgent`.
+    """
+
+    kind = EXPECTIMINIMAX
+
+    def __init__(
+        self,
+        evalFn: EvalSpec = "scoreEvaluationFunction",
+        depth: int | str = 2,
+        layers: str | Sequence[str] | None = None,
+        ghostModel: GhostModel | str = "uniform",
+        index: int = 0,
+        **stray: str,
+    ) -> None:
+        if stray:
+            # -a layers=min,chance arrives as layers="min" plus a bare "chance".
+            raise AgentError(
+                f"unexpected argument(s) {', '.join(stray)}: -a splits on commas, so write "
+                "layers=min:chance (one entry per ghost)"
+            )
+        super().__init__(evalFn, depth, ghostModel, index)
+        self.layers = parse_layers(layers) if layers is not None else None
+
+    def options(self) -> dict[str, Any]:
+        return {"ghost_model": self.ghost_model, "layers": self.layers}
