@@ -18,6 +18,7 @@ AGENT_MODULES: tuple[str, ...] = (
     "evaluation",
     "reflex",
     "anytime",
+    "mcts",
     "features",
     "keyboard",
 )

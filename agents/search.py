@@ -231,9 +231,18 @@ class SearchStats:
         self.seconds = 0.0
         self.max_seconds = 0.0
         self.depths: list[int] = []
+        self.simulations: list[int] = []
 
-    def add(self, nodes: int, evaluations: int, seconds: float, depth: int | None = None) -> None:
-        """Count one move; ``depth`` is the depth reached, for agents whose depth varies."""
+    def add(
+        self,
+        nodes: int,
+        evaluations: int,
+        seconds: float,
+        depth: int | None = None,
+        simulations: int | None = None,
+    ) -> None:
+        """Count one move; ``depth`` is the depth reached, for agents whose depth varies, and
+        ``simulations`` the playouts of a Monte Carlo agent."""
         self.moves += 1
         self.nodes += nodes
         self.evaluations += evaluations
@@ -241,6 +250,8 @@ class SearchStats:
         self.max_seconds = max(self.max_seconds, seconds)
         if depth is not None:
             self.depths.append(depth)
+        if simulations is not None:
+            self.simulations.append(simulations)
 
     def summary(self) -> str:
         moves = max(self.moves, 1)
@@ -253,6 +264,11 @@ class SearchStats:
         if self.depths:
             mean = sum(self.depths) / len(self.depths)
             text += f", depth {mean:.1f} on average ({min(self.depths)}-{max(self.depths)})"
+        if self.simulations:
+            mean = sum(self.simulations) / len(self.simulations)
+            text += (
+                f", {mean:.0f} simulations/move ({min(self.simulations)}-{max(self.simulations)})"
+            )
         return text
 
 
