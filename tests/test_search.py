@@ -627,3 +627,20 @@ def test_expectiminimax_without_layers_alternates_min_and_chance():
         ExpectiminimaxAgent(depth=1, ghostModel=MIXED.ghost_model).get_action(MIXED.start)
         == "Right"
     )
+
+
+def test_ordered_alpha_beta_plays_minimax_and_counts_every_successor_call():
+    # Sorting a node's children means generating them all first; nodes counts those calls.
+    from pacman.layout import load_layout
+    from pacman.state import GameState
+
+    start = GameState.initial(load_layout("mediumClassic"))
+    counts = []
+    for depth in (2, 3):
+        log = ExpansionLog()
+        found = search(log.wrap(start), depth, betterEvaluationFunction, ALPHABETA, ordered=True)
+        right = search(start, depth, betterEvaluationFunction, MINIMAX)
+        assert (found.action, found.value) == (right.action, right.value)
+        assert found.nodes == len(log)
+        counts.append(found.nodes)
+    assert counts == [51, 262]
