@@ -203,15 +203,20 @@ def variants_for(alg: str, tree: Any = None) -> list[Variant]:
             ),
             replace(
                 right,
-                description=f"the layers in reverse order, where they are {shown} from ghost 1 on",
-                layers=tuple(reversed(right.layers)),
-            ),
-            replace(
-                right,
                 description=f"MIN and chance swapped, where the layers are {shown}",
                 layers=tuple(chance if r == "min" else "min" for r in right.layers),
             ),
         ]
+        reverse = tuple(reversed(right.layers))
+        if reverse != specific[-1].layers:  # with two ghosts, reversing is swapping
+            specific.append(
+                replace(
+                    right,
+                    description=f"the layers in reverse order, where they are {shown} from "
+                    "ghost 1 on",
+                    layers=reverse,
+                )
+            )
     found = specific + found
     if alg == "MinimaxAgent":
         found += [Variant("ghosts averaging (expectimax) instead of minimising", "avg", None)]
