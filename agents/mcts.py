@@ -83,20 +83,20 @@ class MCTSAgent(Agent):
             self.c = float(c)
             self.depth = int(depth)
         except (TypeError, ValueError) as error:
-            raise AgentError(f"MCTSAgent: bad argument ({error})") from None
+            raise AgentError(f"bad argument ({error})") from None
         if self.simulations is not None and self.time_budget is not None:
-            raise AgentError("MCTSAgent: give simulations= or time=, not both")
+            raise AgentError("give simulations= or time=, not both")
         if self.simulations is None and self.time_budget is None:
             self.simulations = 100
         if (self.simulations is not None and self.simulations < 1) or (
             self.time_budget is not None and self.time_budget <= 0
         ):
-            raise AgentError("MCTSAgent: simulations must be at least 1 and time positive")
+            raise AgentError("simulations must be at least 1 and time positive")
         if self.depth < 0 or self.c < 0:
-            raise AgentError("MCTSAgent: depth and c must not be negative")
+            raise AgentError("depth and c must not be negative")
         if rollout not in ROLLOUTS:
             raise AgentError(
-                f"MCTSAgent: rollout={rollout}: unknown playout policy; known: {', '.join(ROLLOUTS)}"
+                f"rollout={rollout}: unknown playout policy; known: {', '.join(ROLLOUTS)}"
             )
         self.rollout = rollout
         self.evaluation_function = resolve_evaluation(evalFn)
