@@ -2,13 +2,13 @@
 
 CS188's conventions throughout. Agent 0 (Pac-Man) maximises; every other agent
 is a MIN layer (a chance layer for expectimax; either, ghost by ghost, for
-expectiminimax), in index order. One unit of
-``depth`` is a move by every agent. A won or lost state, a state with no legal
-action, and every state reached once ``depth`` rounds are played are scored by
-the evaluation function. Children are generated in legal-action order, ties go
-to the first action, and alpha-beta prunes only on strict inequality, so the
-expansion sequence is exactly CS188's. A chance layer averages uniformly over a
-ghost's legal actions, as CS188's expectimax does, unless a ghost model
+expectiminimax), in index order. One unit of ``depth`` is a move by every
+agent. A won or lost state, a state with no legal action, and every state
+reached once ``depth`` rounds are played are scored by the evaluation
+function. Children are generated in legal-action order, ties go to the first
+action, and alpha-beta prunes only on strict inequality, so the expansion
+sequence is exactly CS188's. A chance layer averages uniformly over a ghost's
+legal actions, as CS188's expectimax does, unless a ghost model
 (:mod:`agents.models`) gives the actions probabilities: then it is the notes'
 ``sum(p * value)``.
 
@@ -108,8 +108,8 @@ def search(
 
     ``ordered=True`` (for measuring what move ordering buys alpha-beta) generates every
     child of a MAX or MIN node above the last layer first and visits them best first by
-    ``evaluate`` (highest for MAX, lowest for MIN; ties in legal order). ``nodes`` still counts successor calls,
-    so the children generated only to be sorted are counted too.
+    ``evaluate`` (highest for MAX, lowest for MIN; ties in legal order). ``nodes`` still
+    counts successor calls, so the children generated only to be sorted are counted too.
     """
     if kind not in _KINDS:
         raise AgentError(f"search: unknown kind {kind!r}; expected one of {', '.join(_KINDS)}")
