@@ -19,6 +19,7 @@ AGENT_MODULES: tuple[str, ...] = (
     "evaluation",
     "reflex",
     "anytime",
+    "mcts",
     "features",
     "keyboard",
 )

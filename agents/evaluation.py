@@ -84,12 +84,20 @@ EVALUATION_FUNCTIONS: dict[str, Evaluation] = {
 
 def resolve_evaluation(spec: EvalSpec) -> Evaluation:
     """The evaluation function ``spec`` names (a callable is returned as it is)."""
+    return resolve_callable(spec, EVALUATION_FUNCTIONS, "evalFn", "evaluation function")
+
+
+def resolve_callable(spec: Any, known: dict[str, Any], flag: str, what: str) -> Any:
+    """``spec`` if callable, else the entry of ``known`` it names, else ``module.name`` imported.
+
+    ``flag`` and ``what`` name the argument in errors (``evalFn``, ``evaluation function``).
+    """
     if callable(spec):
         return spec
     if not isinstance(spec, str):
-        raise AgentError(f"evalFn must be a function or a name, got {spec!r}")
+        raise AgentError(f"{flag} must be a function or a name, got {spec!r}")
     name = spec.strip()
-    found = EVALUATION_FUNCTIONS.get(name)
+    found = known.get(name)
     if found is not None:
         return found
     module_name, sep, attribute = name.replace(":", ".").rpartition(".")
@@ -97,9 +105,9 @@ def resolve_evaluation(spec: EvalSpec) -> Evaluation:
         try:
             found = getattr(importlib.import_module(module_name), attribute)
         except (ImportError, AttributeError) as error:
-            raise AgentError(f"evalFn={name}: cannot import it ({error})") from None
+            raise AgentError(f"{flag}={name}: cannot import it ({error})") from None
         if callable(found):
             return found
-        raise AgentError(f"evalFn={name}: {attribute} is not a function")
-    known = ", ".join(EVALUATION_FUNCTIONS)
-    raise AgentError(f"evalFn={name}: unknown evaluation function; known: {known} (or module.name)")
+        raise AgentError(f"{flag}={name}: {attribute} is not a function")
+    names = ", ".join(known)
+    raise AgentError(f"{flag}={name}: unknown {what}; known: {names} (or module.name)")

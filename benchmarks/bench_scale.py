@@ -119,7 +119,7 @@ def main() -> None:
         f"  --scheduler ADDRESS (2)     {ready:7.1f} games/s  ({ready / pool:.0%} of --jobs 2; "
         f"a LocalCluster already up, started in {start:.1f} s)"
     )
-    print(f"grading: {options.submissions} CS188-style submissions, the project's suite (q1-q5)")
+    print(f"grading: {options.submissions} CS188-style submissions, the project's suite (q1-q7)")
     local = submissions_per_minute(options.submissions)
     print(f"  -j 2                        {local:7.1f} submissions/min")
     cluster = submissions_per_minute(options.submissions, scheduler="local")

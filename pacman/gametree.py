@@ -7,6 +7,15 @@ builds the game from those fields; its :class:`TreeState` objects answer the
 calls a search agent makes on a real ``GameState``, so the same agents run on
 both, and expansion can be watched with :mod:`pacman.recording`.
 
+Chance with real probabilities (this project's extension, compatible with
+CS188's files): a ``successors`` line may carry a fourth word, the probability
+of that move (``a1 North b1 1/2``, or ``0.5``). A state that gives one gives
+them for all its moves, and they sum to 1. :meth:`GameTree.ghost_model` reads
+them back as a ghost model (``(state, ghost_index) -> {action: probability}``),
+uniform for a state that lists none. An optional ``layers`` field (``min
+chance``, one word per ghost) says which ghosts are MIN layers and which are
+chance layers, for expectiminimax; the tree keeps it in :attr:`GameTree.layers`.
+
 A tree state's score is its evaluation value; asking for the score of a state
 that has none is an :class:`~pacman.errors.AgentError` naming the state, because
 only a search that scores above its depth limit (or skips a terminal state)
@@ -25,7 +34,9 @@ does that.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
 
 from pacman.compat import GameStateCamelCase
 from pacman.errors import AgentError, IllegalActionError, PacmanError
@@ -48,6 +59,8 @@ class GameTree:
         win_states: Iterable[str] = (),
         lose_states: Iterable[str] = (),
         evaluation: Mapping[str, float] | None = None,
+        probabilities: Mapping[tuple[str, str], float] | None = None,
+        layers: Sequence[str] | None = None,
     ) -> None:
         if num_agents < 1:
             raise GameTreeError(f"game tree: num_agents must be at least 1, got {num_agents}")
@@ -62,8 +75,58 @@ class GameTree:
             if action in moves:
                 raise GameTreeError(f"game tree: state {parent!r} lists action {action!r} twice")
             moves[action] = child
+        # name -> {action: probability}, for the states whose moves have probabilities.
+        self.probabilities: dict[str, dict[str, float]] = {}
+        for (parent, action), p in (probabilities or {}).items():
+            if action not in self.moves.get(parent, {}):
+                raise GameTreeError(
+                    f"game tree: probability given for {parent!r} {action!r}, which is not a move"
+                )
+            if not 0 <= p <= 1:
+                raise GameTreeError(
+                    f"game tree: probability of {parent!r} {action!r} is {p}, not between 0 and 1"
+                )
+            self.probabilities.setdefault(parent, {})[action] = p
+        for parent, given in self.probabilities.items():
+            missing = [a for a in self.moves[parent] if a not in given]
+            if missing:
+                raise GameTreeError(
+                    f"game tree: state {parent!r} gives probabilities for some moves but not "
+                    f"for {', '.join(missing)}"
+                )
+            # In listed order, so the check does not depend on how the dict was built.
+            given = {a: given[a] for a in self.moves[parent]}
+            self.probabilities[parent] = given
+            if abs(sum(given.values()) - 1.0) > 1e-9:
+                raise GameTreeError(
+                    f"game tree: the probabilities of state {parent!r} sum to "
+                    f"{sum(given.values()):g}, not 1"
+                )
+        self.layers: tuple[str, ...] | None = None
+        if layers is not None:
+            found = tuple(layers)
+            bad = [word for word in found if word not in ("min", "chance")]
+            if bad:
+                raise GameTreeError(f"game tree: layers: {bad[0]!r} is neither min nor chance")
+            if len(found) != num_agents - 1:
+                raise GameTreeError(
+                    f"game tree: layers has {len(found)} entries for {num_agents - 1} ghost(s)"
+                )
+            self.layers = found
         self._states: dict[str, TreeState] = {}
         self.start = self.state(start)
+
+    def ghost_model(self, state: Any, ghost_index: int) -> dict[str, float]:
+        """The probabilities of the moves from ``state`` (a tree state, possibly wrapped).
+
+        A ghost model for ``ghostModel=``: the listed probabilities, else uniform.
+        """
+        name = str(state)
+        given = self.probabilities.get(name)
+        if given is not None:
+            return dict(given)
+        actions = list(self.moves.get(name, ()))
+        return dict.fromkeys(actions, 1.0 / len(actions)) if actions else {}
 
     @classmethod
     def from_fields(cls, fields: Mapping[str, str]) -> GameTree:
@@ -75,17 +138,18 @@ class GameTree:
                 raise GameTreeError(f"game tree: field {key!r} is missing")
             return value
 
-        def rows(key: str, width: int) -> list[list[str]]:
+        def rows(key: str, width: int, optional: int = 0) -> list[tuple[int, list[str]]]:
             found = []
             for number, line in enumerate(field(key, "").splitlines(), start=1):
                 words = line.split()
                 if not words:
                     continue
-                if len(words) != width:
+                if not width <= len(words) <= width + optional:
+                    expected = f"{width} or {width + optional}" if optional else str(width)
                     raise GameTreeError(
-                        f"game tree: field {key!r} line {number}: expected {width} words, got {line.strip()!r}"
+                        f"game tree: field {key!r} line {number}: expected {expected} words, got {line.strip()!r}"
                     )
-                found.append(words)
+                found.append((number, words))
             return found
 
         text = field("num_agents").strip()
@@ -94,20 +158,31 @@ class GameTree:
         except ValueError:
             raise GameTreeError(f"game tree: num_agents is not a whole number: {text!r}") from None
         evaluation = {}
-        for name, value in rows("evaluation", 2):
+        for _, (name, value) in rows("evaluation", 2):
             try:
                 evaluation[name] = float(value)
             except ValueError:
                 raise GameTreeError(
                     f"game tree: field 'evaluation': value of {name!r} is not a number: {value!r}"
                 ) from None
+        successors = []
+        probabilities = {}
+        for number, words in rows("successors", 3, optional=1):
+            successors.append((words[0], words[1], words[2]))
+            if len(words) == 4:
+                probabilities[words[0], words[1]] = parse_probability(
+                    words[3], f"field 'successors' line {number}"
+                )
+        layers = fields.get("layers")
         return cls(
             num_agents,
             field("start_state").strip(),
-            [(parent, action, child) for parent, action, child in rows("successors", 3)],
+            successors,
             field("win_states", "").split(),
             field("lose_states", "").split(),
             evaluation,
+            probabilities,
+            layers.replace(",", " ").split() if layers is not None else None,
         )
 
     def state(self, name: str) -> TreeState:
@@ -116,6 +191,17 @@ class GameTree:
         if found is None:
             found = self._states[name] = TreeState(self, name)
         return found
+
+
+def parse_probability(text: str, where: str) -> float:
+    """``"1/3"``, ``"0.5"`` or ``"1"`` as a float; a GameTreeError naming ``where`` otherwise."""
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise GameTreeError(
+            f"game tree: {where}: probability {text!r} is not a number or a fraction such as 1/3"
+        ) from None
+    return float(value)
 
 
 class TreeState(GameStateCamelCase):

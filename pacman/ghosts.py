@@ -114,27 +114,38 @@ class DirectionalGhost(GhostAgent):
         self.prob_scared_flee = float(prob_scaredFlee)
 
     def get_distribution(self, state: Any) -> dict[str, float]:
-        legal = state.get_legal_actions(self.index)
-        if not legal:
-            return {}
-        scared = state.get_ghost_state(self.index).scared_timer > 0
-        speed = 0.5 if scared else 1.0
-        x, y = state.get_ghost_position(self.index)
-        px, py = state.get_pacman_position()
-        distances = [
-            abs(x + VECTORS[a][0] * speed - px) + abs(y + VECTORS[a][1] * speed - py) for a in legal
-        ]
-        if scared:
-            best_distance, best_probability = max(distances), self.prob_scared_flee
-        else:
-            best_distance, best_probability = min(distances), self.prob_attack
-        best = [a for a, d in zip(legal, distances, strict=True) if d == best_distance]
-        weights: dict[str, float] = {}
-        for action in best:
-            weights[action] = best_probability / len(best)
-        for action in legal:
-            weights[action] = weights.get(action, 0) + (1 - best_probability) / len(legal)
-        return _normalised(weights)
+        return directional_distribution(state, self.index, self.prob_attack, self.prob_scared_flee)
+
+
+def directional_distribution(
+    state: Any, index: int, prob_attack: float = 0.8, prob_scared_flee: float = 0.8
+) -> dict[str, float]:
+    """DirectionalGhost's distribution for ghost ``index`` in ``state`` (empty if it cannot move).
+
+    A function of its own so that a search can weigh a ghost's moves exactly as the ghost
+    draws them (``agents.models.directional``).
+    """
+    legal = state.get_legal_actions(index)
+    if not legal:
+        return {}
+    scared = state.get_ghost_state(index).scared_timer > 0
+    speed = 0.5 if scared else 1.0
+    x, y = state.get_ghost_position(index)
+    px, py = state.get_pacman_position()
+    distances = [
+        abs(x + VECTORS[a][0] * speed - px) + abs(y + VECTORS[a][1] * speed - py) for a in legal
+    ]
+    if scared:
+        best_distance, best_probability = max(distances), prob_scared_flee
+    else:
+        best_distance, best_probability = min(distances), prob_attack
+    best = [a for a, d in zip(legal, distances, strict=True) if d == best_distance]
+    weights: dict[str, float] = {}
+    for action in best:
+        weights[action] = best_probability / len(best)
+    for action in legal:
+        weights[action] = weights.get(action, 0) + (1 - best_probability) / len(legal)
+    return _normalised(weights)
 
 
 GHOST_TYPES: dict[str, type[GhostAgent]] = {

@@ -100,6 +100,16 @@ def test_agent_args_parse_as_cs188():
             ["-q"],
             "pacman: playing with the keyboard (-p KeyboardAgent, the default) needs a window, ",
         ),
+        (
+            ["-p", "ExpectiminimaxAgent", "-a", "layers=min,chance", "-q"],
+            "pacman: agent ExpectiminimaxAgent: unexpected argument(s) chance: -a splits on "
+            "commas, so write layers=min:chance",
+        ),
+        (
+            ["-p", "ExpectimaxAgent", "-a", "ghostModel=sideways", "-q"],
+            "pacman: agent ExpectimaxAgent: ghostModel=sideways: unknown ghost model; known: "
+            "uniform, directional",
+        ),
         (["--numGames", "x"], "pacman: argument -n/--numGames: invalid int value: 'x'"),
         (["--replay", "/nonexistent.json"], "pacman: --replay /nonexistent.json: cannot read"),
     ],

@@ -92,8 +92,30 @@ def test_a_state_without_successors_that_is_not_terminal_has_no_actions(tree):
         ({"num_agents": "0"}, "num_agents must be at least 1"),
         (
             {"successors": "root left"},
-            "field 'successors' line 1: expected 3 words, got 'root left'",
+            "field 'successors' line 1: expected 3 or 4 words, got 'root left'",
         ),
+        (
+            {"successors": "root left A 1/2 x"},
+            "field 'successors' line 1: expected 3 or 4 words",
+        ),
+        (
+            {"successors": "root left A half\nroot right B 1/2"},
+            "field 'successors' line 1: probability 'half' is not a number or a fraction",
+        ),
+        (
+            {"successors": "root left A 1/2\nroot right B"},
+            "state 'root' gives probabilities for some moves but not for right",
+        ),
+        (
+            {"successors": "root left A 1/2\nroot right B 1/3"},
+            "the probabilities of state 'root' sum to 0.833333, not 1",
+        ),
+        (
+            {"successors": "root left A 3/2\nroot right B -1/2"},
+            "probability of 'root' 'left' is 1.5, not between 0 and 1",
+        ),
+        ({"layers": "min max"}, "layers: 'max' is neither min nor chance"),
+        ({"layers": "min chance"}, "layers has 2 entries for 1 ghost"),
         ({"evaluation": "A 1\nB x"}, "value of 'B' is not a number: 'x'"),
         ({"evaluation": "A 1 2"}, "field 'evaluation' line 1: expected 2 words"),
         ({"successors": "root a x\nroot a y"}, "state 'root' lists action 'a' twice"),

@@ -100,8 +100,56 @@ def test_project_suite_full_marks_for_the_project_agents(capsys, monkeypatch):
     monkeypatch.chdir(REPO)
     code, out, _ = grader(capsys)
     assert code == 0
-    assert last_line(out) == "Total: 25/25"
+    assert last_line(out) == "Total: 31/31"
     assert "*** PASS: test_cases/q3/5-sequence.test" in out
+    assert "### Question q6: 3/3 ###" in out and "### Question q7: 3/3 ###" in out
+
+
+# ------------------------------------------------------------------------------ chance questions
+
+CHANCE_STYLE = FIXTURES / "chance_style" / "multiAgents.py"
+UNIFORM_MISTAKE = (
+    "your move and generated states are exactly those of chance {nodes} averaged uniformly "
+    "where the test gives probabilities"
+)
+
+
+def grade_project_question(capsys, monkeypatch, code: Path, question: str) -> str:
+    monkeypatch.chdir(REPO)
+    status, out, _ = grader(capsys, "--code-directory", code, "-q", question)
+    assert status == 0
+    return out
+
+
+@pytest.mark.parametrize("question", ["q6", "q7"])
+def test_weighted_questions_full_marks_for_a_cs188_style_file(capsys, monkeypatch, question):
+    out = grade_project_question(capsys, monkeypatch, CHANCE_STYLE.parent, question)
+    assert last_line(out) == "Total: 3/3" and "*** FAIL" not in out
+
+
+@pytest.mark.parametrize(("question", "tests", "nodes"), [("q6", 4, "nodes"), ("q7", 3, "layers")])
+def test_averaging_uniformly_where_the_test_gives_probabilities_is_caught_and_named(
+    capsys, monkeypatch, tmp_path, question, tests, nodes
+):
+    # The mutant takes every child at 1/n, whatever the probabilities say.
+    right = "                if p > 0:\n"
+    weighted = "total += p * self.value(child, nextAgent, nextDepth)[0]"
+    text = CHANCE_STYLE.read_text()
+    assert right in text and weighted in text
+    text = text.replace(right, "                if True:\n").replace(
+        weighted, "total += self.value(child, nextAgent, nextDepth)[0] / len(actions)"
+    )
+    (tmp_path / "multiAgents.py").write_text(text)
+    out = grade_project_question(capsys, monkeypatch, tmp_path, question)
+    assert last_line(out) == "Total: 0/3"
+    assert out.count("*** FAIL") == tests
+    assert out.count(UNIFORM_MISTAKE.format(nodes=nodes)) == tests
+
+
+def test_an_agent_without_a_ghost_model_argument_is_told_what_the_test_passes(capsys, monkeypatch):
+    out = grade_project_question(capsys, monkeypatch, FIXTURES / "cs188_style", "q6")
+    assert out.count("unexpected keyword argument 'ghostModel'") == 4
+    assert out.count("so the agent is built with ghostModel=model, where model(state, ") == 4
 
 
 # ------------------------------------------------------------------------------ broken code

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -103,3 +104,28 @@ def test_reference_variants_on_a_small_tree():
         "equality (it must prune only when a value is strictly greater than beta, or strictly "
         "less than alpha)."
     ]
+
+
+def test_expectiminimax_mistakes_are_named_on_the_suites_mixed_tree():
+    from pacman.grading.testfile import read_test_file
+
+    root = Path(__file__).resolve().parents[1]
+    tree = GameTree.from_fields(read_test_file(str(root / "test_cases/q7/2-chance-then-min.test")))
+    right = diagnose.correct_variant("ExpectiminimaxAgent", tree)
+    assert right.layers == ("weighted", "min")
+    action, expansions = diagnose.run_variant(tree.start, 1, right)
+    assert action == "Right" and len(expansions) == 13
+    named = {}
+    for variant in diagnose.variants_for("ExpectiminimaxAgent", tree):
+        try:
+            v_action, v_expansions = diagnose.run_variant(tree.start, 1, variant)
+        except diagnose._Unscorable:  # a search too shallow scores an inner state
+            continue
+        generated = diagnose.generated_names("root", v_expansions)
+        found = diagnose.diagnose(tree, 1, "ExpectiminimaxAgent", v_action, generated)
+        named[variant.description.split(",")[0].split(" (")[0]] = (v_action, found)
+    uniform = named["chance layers averaged uniformly where the test gives probabilities"]
+    assert uniform[0] == "Left" and "averaged uniformly" in uniform[1][0]
+    # Two ghosts: reversing the layers is swapping them, named once.
+    assert "MIN and chance swapped" in named
+    assert not any(name.startswith("the layers in reverse order") for name in named)

@@ -156,7 +156,7 @@ def test_a_file_that_does_not_import_is_reported_once_with_its_line(tmp_path, ca
     assert "<frozen" not in out
     not_graded = out.count("Not graded: the student's file does not import")
     assert not_graded == sum(1 for _ in (REPO / "test_cases").rglob("*.test"))
-    assert out.rstrip().endswith("Total: 0/25")
+    assert out.rstrip().endswith("Total: 0/31")
 
 
 @needs_berkeley

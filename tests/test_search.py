@@ -9,9 +9,11 @@ from agents.evaluation import betterEvaluationFunction, scoreEvaluationFunction
 from agents.search import (
     ALPHABETA,
     EXPECTIMAX,
+    EXPECTIMINIMAX,
     MINIMAX,
     AlphaBetaAgent,
     ExpectimaxAgent,
+    ExpectiminimaxAgent,
     MinimaxAgent,
     search,
 )
@@ -450,3 +452,195 @@ def test_anytime_agent_arguments():
     for bad in ({"time": "soon"}, {"time": 0}, {"max_depth": "0"}):
         with pytest.raises(AgentError, match="AnytimeAgent"):
             AnytimeAgent(**bad)
+
+
+# ------------------------------------------------------------- chance with probabilities
+
+
+def weighted_play(agent, game: GameTree) -> tuple[str, list[str]]:
+    log = ExpansionLog()
+    action = agent.get_action(log.wrap(game.start))
+    return action, [f"{e.agent_index} {e.parent} {e.action} {e.child}" for e in log]
+
+
+# The notes' chance node: children 8, 24, -12 with probabilities 1/2, 1/3, 1/6.
+NOTES = tree(2, "root go c\nc a A 1/2\nc b B 1/3\nc c C 1/6", "A 8\nB 24\nC -12")
+
+
+def test_the_notes_chance_node_is_worth_10():
+    found = search(
+        NOTES.start, 1, scoreEvaluationFunction, EXPECTIMAX, ghost_model=NOTES.ghost_model
+    )
+    assert found == (("go", 10.0, 4, 3))
+    # Averaged uniformly it would be 20/3: the probabilities are what makes it 10.
+    assert search(NOTES.start, 1, scoreEvaluationFunction, EXPECTIMAX).value == 20 / 3
+
+
+# Left's chance node is worth 8/2 + 24/3 - 12/6 = 10; Right's 30/10 + 6*9/10 + 0*F = 8.4, and
+# F (probability 0) is never generated. Averaged uniformly: 20/3 against 12, so Right.
+WEIGHTED = tree(
+    2,
+    """
+    root Left c1
+    root Right c2
+    c1 a A 1/2
+    c1 b B 1/3
+    c1 c C 1/6
+    c2 a D 0.1
+    c2 b E 0.9
+    c2 c F 0
+    """,
+    "A 8\nB 24\nC -12\nD 30\nE 6\nF 0",
+)
+
+
+def test_weighted_expectimax_value_action_and_expansion_order():
+    agent = ExpectimaxAgent(depth=1, ghostModel=WEIGHTED.ghost_model)
+    assert weighted_play(agent, WEIGHTED) == (
+        "Left",
+        lines(
+            """
+            0 root Left c1
+            1 c1 a A
+            1 c1 b B
+            1 c1 c C
+            0 root Right c2
+            1 c2 a D
+            1 c2 b E
+            """
+        ),
+    )
+    found = search(
+        WEIGHTED.start, 1, scoreEvaluationFunction, EXPECTIMAX, ghost_model=WEIGHTED.ghost_model
+    )
+    assert found.value == 10.0
+    assert ExpectimaxAgent(depth=1).get_action(WEIGHTED.start) == "Right"
+
+
+# Ghost 1 is MIN, ghost 2 chance. x1 = 0*0.9 + 20*0.1 = 2, x2 = 12, m1 = min = 2;
+# x3 = 6/3 + 3*2/3 = 4, x4 = 5, m2 = 4: Right, worth 4. Uniform chance would pick Left
+# (m1 = 10 against 4.5), every ghost MIN Right at 3, the layers swapped Left.
+MIXED = tree(
+    3,
+    """
+    root Left m1
+    root Right m2
+    m1 a x1
+    m1 b x2
+    x1 a A 0.9
+    x1 b B 0.1
+    x2 a C 1/2
+    x2 b D 1/2
+    m2 a x3
+    m2 b x4
+    x3 a E 1/3
+    x3 b F 2/3
+    x4 a G 1
+    """,
+    "A 0\nB 20\nC 12\nD 12\nE 6\nF 3\nG 5",
+)
+MIXED_ALL = """
+    0 root Left m1
+    1 m1 a x1
+    2 x1 a A
+    2 x1 b B
+    1 m1 b x2
+    2 x2 a C
+    2 x2 b D
+    0 root Right m2
+    1 m2 a x3
+    2 x3 a E
+    2 x3 b F
+    1 m2 b x4
+    2 x4 a G
+"""
+
+
+def test_expectiminimax_mixed_layers_value_action_and_expansion_order():
+    agent = ExpectiminimaxAgent(depth=1, layers="min,chance", ghostModel=MIXED.ghost_model)
+    assert weighted_play(agent, MIXED) == ("Right", lines(MIXED_ALL))
+    assert agent.stats.nodes == 13
+    value = search(
+        MIXED.start,
+        1,
+        scoreEvaluationFunction,
+        EXPECTIMINIMAX,
+        layers=("min", "chance"),
+        ghost_model=MIXED.ghost_model,
+    ).value
+    assert value == 4.0
+    assert ExpectiminimaxAgent(depth=1, layers="min:chance").get_action(MIXED.start) == "Left"
+    assert MinimaxAgent(depth=1).get_action(MIXED.start) == "Right"
+    swapped = ExpectiminimaxAgent(depth=1, layers=["chance", "min"], ghostModel=MIXED.ghost_model)
+    assert swapped.get_action(MIXED.start) == "Left"
+
+
+def test_expectiminimax_with_all_min_or_all_chance_layers_is_minimax_or_expectimax():
+    for game in (LECTURE, TIED, MIXED):
+        layers = ("min",) * (game.num_agents - 1)
+        assert play(MINIMAX, game, 2) == weighted_play(
+            ExpectiminimaxAgent(depth=2, layers=layers), game
+        )
+        assert play(EXPECTIMAX, game, 2) == weighted_play(
+            ExpectiminimaxAgent(depth=2, layers=",".join(["chance"] * len(layers))), game
+        )
+
+
+def test_uniform_model_is_cs188s_average_to_the_bit():
+    from agents.models import uniform
+
+    for game in (LECTURE, WEIGHTED, MIXED):
+        for depth in (1, 2):
+            plain = search(game.start, depth, scoreEvaluationFunction, EXPECTIMAX)
+            named = ExpectimaxAgent(depth=depth, ghostModel="uniform")
+            assert named.ghost_model is uniform
+            assert weighted_play(named, game) == play(EXPECTIMAX, game, depth)
+            assert (
+                search(game.start, depth, scoreEvaluationFunction, EXPECTIMAX, ghost_model=uniform)
+                == plain
+            )
+
+
+def test_layers_and_ghost_models_are_checked():
+    with pytest.raises(AgentError, match="layers=min,max: 'max' is neither min nor chance"):
+        ExpectiminimaxAgent(layers="min,max")
+    with pytest.raises(AgentError, match="layers=min: 1 entries for 2 ghost"):
+        ExpectiminimaxAgent(depth=1, layers="min").get_action(MIXED.start)
+    with pytest.raises(
+        AgentError, match="ghostModel=nonsense: unknown ghost model; known: uniform, directional"
+    ):
+        ExpectimaxAgent(ghostModel="nonsense")
+    with pytest.raises(
+        AgentError, match=r"probabilities for agent 1 in state c sum to 0\.5, not 1"
+    ):
+        search(
+            NOTES.start, 1, scoreEvaluationFunction, EXPECTIMAX, ghost_model=lambda s, i: {"a": 0.5}
+        )
+    with pytest.raises(AgentError, match="'z' with probability 1 for agent 1 in state c"):
+        search(
+            NOTES.start, 1, scoreEvaluationFunction, EXPECTIMAX, ghost_model=lambda s, i: {"z": 1}
+        )
+
+
+def test_expectiminimax_without_layers_alternates_min_and_chance():
+    assert (
+        ExpectiminimaxAgent(depth=1, ghostModel=MIXED.ghost_model).get_action(MIXED.start)
+        == "Right"
+    )
+
+
+def test_ordered_alpha_beta_plays_minimax_and_counts_every_successor_call():
+    # Sorting a node's children means generating them all first; nodes counts those calls.
+    from pacman.layout import load_layout
+    from pacman.state import GameState
+
+    start = GameState.initial(load_layout("mediumClassic"))
+    counts = []
+    for depth in (2, 3):
+        log = ExpansionLog()
+        found = search(log.wrap(start), depth, betterEvaluationFunction, ALPHABETA, ordered=True)
+        right = search(start, depth, betterEvaluationFunction, MINIMAX)
+        assert (found.action, found.value) == (right.action, right.value)
+        assert found.nodes == len(log)
+        counts.append(found.nodes)
+    assert counts == [51, 262]

@@ -3,8 +3,9 @@
 The grader knows the tree, so it can run the search the test expects and a
 handful of classic wrong ones (ghosts as MAX, depth counted per move instead of
 per round, pruning on equality, expectimax taking the minimum, depth off by
-one). When a submission's move and generated states match one of the wrong
-ones, the report names that mistake.
+one, chance nodes averaged uniformly where the test gives probabilities, MIN
+and chance layers mixed up). When a submission's move and generated states
+match one of the wrong ones, the report names that mistake.
 """
 
 from __future__ import annotations
@@ -12,16 +13,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pacman.errors import PacmanError
 
-#: The correct search of each agent kind.
+#: The correct search of each agent kind (on a tree without probabilities or layers).
 CORRECT = {
     "MinimaxAgent": ("min", None),
     "AlphaBetaAgent": ("min", "strict"),
     "ExpectimaxAgent": ("avg", None),
+    "ExpectiminimaxAgent": ("avg", None),
 }
 
 
@@ -30,10 +32,30 @@ class Variant:
     """One way to search: what ghosts do, how to prune, how depth counts."""
 
     description: str
-    ghost: str = "min"  # "min", "max" or "avg"
+    # "min", "max", "avg" (uniform) or "weighted" (the tree's probabilities)
+    ghost: str = "min"
     prune: str | None = None  # None, "strict" or "equal"
     per_move: bool = False  # one unit of depth per agent move instead of per round
     depth_delta: int = 0
+    layers: tuple[str, ...] | None = None  # one ghost rule per ghost, instead of ``ghost``
+
+    def rule(self, agent: int) -> str:
+        """What ghost ``agent`` (1, 2...) does in this search."""
+        return self.layers[agent - 1] if self.layers else self.ghost
+
+
+def correct_variant(alg: str, tree: Any) -> Variant:
+    """The search a test expects of ``alg`` on ``tree`` (its probabilities and layers included)."""
+    ghost, prune = CORRECT.get(alg, ("min", None))
+    chance = "weighted" if getattr(tree, "probabilities", None) else "avg"
+    if alg == "ExpectiminimaxAgent":
+        ghosts = tree.num_agents - 1
+        layers = getattr(tree, "layers", None) or (("min", "chance") * ghosts)[:ghosts]
+        rules = tuple(chance if layer == "chance" else "min" for layer in layers)
+        return Variant("correct", chance, None, layers=rules)
+    if ghost == "avg":
+        ghost = chance
+    return Variant("correct", ghost, prune)
 
 
 class _Unscorable(Exception):
@@ -64,7 +86,17 @@ def run_variant(
             return score(state)
         following = (agent + 1) % agents
         next_used = used + 1 if variant.per_move else used + 1 if following == 0 else used
-        maximise = agent == 0 or variant.ghost == "max"
+        rule = "max" if agent == 0 else variant.rule(agent)
+        maximise = rule == "max"
+        if rule == "weighted":
+            weights = state.tree.ghost_model(state, agent)
+            actions = [a for a in actions if weights.get(a, 0.0)]
+            total = 0.0
+            for action in actions:
+                child = state.generate_successor(agent, action)
+                expansions.append((agent, action, str(state), str(child)))
+                total += weights[action] * value(child, following, next_used, alpha, beta)
+            return total
         values = []
         best = -math.inf if maximise else math.inf
         for action in actions:
@@ -72,7 +104,7 @@ def run_variant(
             expansions.append((agent, action, str(state), str(child)))
             v = value(child, following, next_used, alpha, beta)
             values.append(v)
-            if agent != 0 and variant.ghost == "avg":
+            if rule == "avg":
                 continue
             best = max(best, v) if maximise else min(best, v)
             if variant.prune:
@@ -85,7 +117,7 @@ def run_variant(
                     if best < alpha or (equal and best == alpha):
                         return best
                     beta = min(beta, best)
-        if agent != 0 and variant.ghost == "avg":
+        if rule == "avg":
             return sum(values) / len(values)
         return best
 
@@ -105,20 +137,25 @@ def run_variant(
     return best_action, expansions
 
 
-def variants_for(alg: str) -> list[Variant]:
-    """Mistakes worth checking for an agent class name."""
-    ghost, prune = CORRECT.get(alg, ("min", None))
+def variants_for(alg: str, tree: Any = None) -> list[Variant]:
+    """Mistakes worth checking for an agent class name (on ``tree``, when it matters)."""
+    right = (
+        correct_variant(alg, tree)
+        if tree is not None
+        else Variant("correct", *CORRECT.get(alg, ("min", None)))
+    )
     found = [
-        Variant("ghosts treated as MAX (every agent maximising)", "max", prune),
-        Variant(
-            "depth counted per agent move instead of per round (one unit of depth is a move by "
-            "Pac-Man and every ghost)",
-            ghost,
-            prune,
+        Variant("ghosts treated as MAX (every agent maximising)", "max", right.prune),
+        replace(
+            right,
+            description="depth counted per agent move instead of per round (one unit of depth "
+            "is a move by Pac-Man and every ghost)",
             per_move=True,
         ),
-        Variant("a search one round too shallow (depth off by one)", ghost, prune, depth_delta=-1),
-        Variant("a search one round too deep (depth off by one)", ghost, prune, depth_delta=1),
+        replace(
+            right, description="a search one round too shallow (depth off by one)", depth_delta=-1
+        ),
+        replace(right, description="a search one round too deep (depth off by one)", depth_delta=1),
     ]
     if alg == "AlphaBetaAgent":
         found += [
@@ -130,13 +167,61 @@ def variants_for(alg: str) -> list[Variant]:
             ),
             Variant("minimax without any pruning", "min", None),
         ]
+    # Mistakes about chance and layers come first: on such trees ghosts-as-MAX and the like
+    # can agree with them by coincidence, and the specific name is the useful one.
+    specific: list[Variant] = []
+    weighted = right.ghost == "weighted"
     if alg == "ExpectimaxAgent":
-        found += [
-            Variant("ghosts taking the minimum (minimax) instead of the average", "min", None),
+        if weighted:
+            specific.append(
+                Variant(
+                    "chance nodes averaged uniformly where the test gives probabilities (a chance "
+                    "node is worth the sum of probability times value over its children)",
+                    "avg",
+                )
+            )
+        found.append(
+            Variant("ghosts taking the minimum (minimax) instead of the average", "min", None)
+        )
+    if alg == "ExpectiminimaxAgent" and right.layers:
+        if weighted:
+            specific.append(
+                replace(
+                    right,
+                    description="chance layers averaged uniformly where the test gives "
+                    "probabilities (a chance node is worth the sum of probability times value "
+                    "over its children)",
+                    layers=tuple("avg" if r == "weighted" else r for r in right.layers),
+                )
+            )
+        shown = " ".join("chance" if r != "min" else "min" for r in right.layers)
+        chance = "weighted" if weighted else "avg"
+        specific += [
+            Variant(f"every ghost a MIN layer (minimax), where the layers are {shown}", "min"),
+            Variant(
+                f"every ghost a chance layer (expectimax), where the layers are {shown}", chance
+            ),
+            replace(
+                right,
+                description=f"MIN and chance swapped, where the layers are {shown}",
+                layers=tuple(chance if r == "min" else "min" for r in right.layers),
+            ),
         ]
+        reverse = tuple(reversed(right.layers))
+        if reverse != specific[-1].layers:  # with two ghosts, reversing is swapping
+            specific.append(
+                replace(
+                    right,
+                    description=f"the layers in reverse order, where they are {shown} from "
+                    "ghost 1 on",
+                    layers=reverse,
+                )
+            )
+    found = specific + found
     if alg == "MinimaxAgent":
         found += [Variant("ghosts averaging (expectimax) instead of minimising", "avg", None)]
-    return found
+    # A mistake that searches exactly as the right search does cannot be told from it.
+    return [v for v in found if replace(v, description="correct") != right]
 
 
 def generated_names(start: str, expansions: Iterable[Sequence[Any]]) -> list[str]:
@@ -151,16 +236,15 @@ def diagnose(
 ) -> list[str]:
     """Sentences naming the known mistake the submission's results match, if any."""
     start = tree.start
-    ghost, prune = CORRECT.get(alg, ("min", None))
     try:
-        _, right = run_variant(start, depth, Variant("correct", ghost, prune))
+        _, right = run_variant(start, depth, correct_variant(alg, tree))
         right_generated = generated_names(str(start), right)
     except (_Unscorable, PacmanError, RecursionError):
         right_generated = None
     both: list[str] = []
     states: list[str] = []
     moves: list[str] = []
-    for variant in variants_for(alg):
+    for variant in variants_for(alg, tree):
         try:
             v_action, v_expansions = run_variant(start, depth, variant)
         except (_Unscorable, PacmanError, RecursionError):
@@ -237,3 +321,25 @@ def parent_of(tree: Any, name: str) -> tuple[str, str] | None:
             if child == name:
                 return parent, action
     return None
+
+
+ARGUMENT_HINTS = {
+    "ghostModel": (
+        "Diagnosis: this test gives the ghosts' moves probabilities, so the agent is built with "
+        "ghostModel=model, where model(state, ghostIndex) returns {action: probability}; accept "
+        "ghostModel in the agent's __init__ and weigh each chance child by its probability."
+    ),
+    "layers": (
+        'Diagnosis: this test mixes MIN and chance layers, so the agent is built with layers="min,'
+        "chance\" (one entry per ghost, in index order); accept layers in the agent's __init__."
+    ),
+}
+
+
+def argument_hints(error: str) -> list[str]:
+    """The diagnosis for an agent that does not take the arguments a test of chance passes."""
+    return [
+        hint
+        for name, hint in ARGUMENT_HINTS.items()
+        if f"unexpected keyword argument '{name}'" in error
+    ]

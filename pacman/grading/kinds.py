@@ -229,7 +229,9 @@ class GraphGameTreeTest(TestCase):
                 f"{self.alg}.getAction",
                 fields=fields,
                 agent=self.alg,
-                kwargs={"depth": self.depth},
+                kwargs=self._agent_kwargs(),
+                # A tree with probabilities hands the agent its ghost model (built in the worker).
+                ghost_model=bool(self.tree.probabilities),
             )
         except (WorkerDied, WorkerTimeout) as error:
             self._timed_out = isinstance(error, WorkerTimeout)
@@ -262,6 +264,13 @@ class GraphGameTreeTest(TestCase):
             return None, [], worker_problem(problem), output
         return action, expansions, error, output
 
+    def _agent_kwargs(self) -> dict[str, Any]:
+        """``alg(depth=...)``, as CS188 builds it, plus ``layers="min,chance"`` when the test has layers."""
+        kwargs: dict[str, Any] = {"depth": self.depth}
+        if self.tree.layers is not None:
+            kwargs["layers"] = ",".join(self.tree.layers)
+        return kwargs
+
     def generate(self, ctx: Context) -> dict[str, str]:
         action, expansions, error, _ = self._observe(ctx)
         if error is not None or action is None:
@@ -283,6 +292,7 @@ class GraphGameTreeTest(TestCase):
         if error is not None:
             messages.append(error)
             messages += diagnose.unscorable_hints(error, self.tree)
+            messages += diagnose.argument_hints(error)
             messages += self._tree_lines()
             return self.result(False, messages, output, timed_out=self._timed_out)
         generated = diagnose.generated_names(self.tree.start.name, expansions)

@@ -72,6 +72,15 @@ def best_actions(values: dict[str, float]) -> list[str]:
 
 def game_solution(test: Any, ctx: Any) -> dict[str, str]:
     """Play the test's game with the agent under test choosing Pac-Man's moves; record each turn."""
+    if test.alg == "ExpectiminimaxAgent":
+        from pacman.grading.testfile import TestFileError
+
+        # The reference below knows only all-MIN and all-chance ghosts; a wrong solution
+        # written silently would be worse than none.
+        raise TestFileError(
+            f"{test.path}: PacmanGameTreeTest cannot generate solutions for "
+            "ExpectiminimaxAgent; use GraphGameTreeTest with a layers field"
+        )
     ghost = _GHOSTS.get(test.alg, "min")
     depth = test.depth
     optimal: list[str] = []

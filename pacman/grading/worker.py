@@ -307,7 +307,11 @@ class Worker:
 
         tree = GameTree.from_fields(request["fields"])
         log = ExpansionLog()
-        self.agent = self.build(request["agent"], request["kwargs"])
+        kwargs = dict(request["kwargs"])
+        if request.get("ghost_model"):
+            # The tree's probabilities, as a ghost model: (state, ghost_index) -> {action: p}.
+            kwargs["ghostModel"] = tree.ghost_model
+        self.agent = self.build(request["agent"], kwargs)
         action: str | None = None
         failure: Failure | None = None
         try:

@@ -1,0 +1,212 @@
+"""Monte Carlo tree search: values from averaged playouts instead of a full-width search.
+
+``MCTSAgent`` runs UCT from the state it is asked about. A node is a state
+with Pac-Man to move; an edge is one of his actions, and following it means
+playing the action and then drawing every ghost's reply from the ghost model
+(``ghostModel=uniform`` is how RandomGhosts move, ``directional`` how
+DirectionalGhosts do), so the tree branches on the replies it has met. Each
+simulation:
+
+1. selects, from the root, the edge maximising UCB1, ``Q + c * sqrt(ln N / n)``,
+   with ``Q`` the edge's mean return scaled to [0, 1] by the lowest and highest
+   return seen in this search (returns are game points, whose scale varies);
+   an untried edge is taken first, in legal-action order;
+2. adds the first state it reaches that the tree does not hold;
+3. plays out from it: ``depth`` Pac-Man moves by the ``rollout`` policy
+   (``random``: a legal move other than Stop, uniformly; ``greedy``: the move
+   with the best successor score, ties broken at random), ghosts drawn from the
+   model, and scores the state reached with ``evalFn`` (the notes' trade-off:
+   a short playout leans on the evaluation, a long one on simulation);
+4. adds that return to every edge on its path.
+
+The move played is the most tried root edge (ties: the higher mean, then the
+first). The budget is ``simulations=N`` or ``time=S`` seconds per move. Every
+draw comes from the agent's ``rng``, which the runner replaces with the game's
+seeded generator, so with a simulation budget a game is the same for the same
+seed (with a time budget the number of simulations, hence the game, varies).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from agents.evaluation import EvalSpec, resolve_evaluation
+from agents.models import GhostModel, resolve_ghost_model
+from agents.search import SearchStats
+from pacman.agent import Agent
+from pacman.directions import STOP
+from pacman.errors import AgentError
+from pacman.ghosts import sample
+
+__all__ = ["ROLLOUTS", "MCTSAgent"]
+
+ROLLOUTS = ("random", "greedy")
+
+
+class _Node:
+    """A state with Pac-Man to move, and per action: tries, summed returns, replies met."""
+
+    __slots__ = ("actions", "outcomes", "state", "terminal", "totals", "tries", "visits")
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
+        self.terminal = state.is_win() or state.is_lose()
+        self.actions: list[str] = [] if self.terminal else state.get_legal_actions(0)
+        self.visits = 0
+        self.tries = [0] * len(self.actions)
+        self.totals = [0.0] * len(self.actions)
+        self.outcomes: list[dict[Any, _Node]] = [{} for _ in self.actions]
+
+
+class MCTSAgent(Agent):
+    """UCT with playouts (``-a simulations=100,c=0.7,rollout=greedy,depth=5``)."""
+
+    def __init__(
+        self,
+        simulations: int | str | None = None,
+        time: float | str | None = None,
+        c: float | str = 0.7,
+        rollout: str = "greedy",
+        depth: int | str = 5,
+        evalFn: EvalSpec = "better",
+        ghostModel: GhostModel | str = "uniform",
+        index: int = 0,
+        rng: random.Random | None = None,
+    ) -> None:
+        super().__init__(index)
+        try:
+            self.simulations = int(simulations) if simulations is not None else None
+            self.time_budget = float(time) if time is not None else None
+            self.c = float(c)
+            self.depth = int(depth)
+        except (TypeError, ValueError) as error:
+            raise AgentError(f"bad argument ({error})") from None
+        if self.simulations is not None and self.time_budget is not None:
+            raise AgentError("give simulations= or time=, not both")
+        if self.simulations is None and self.time_budget is None:
+            self.simulations = 100
+        if (self.simulations is not None and self.simulations < 1) or (
+            self.time_budget is not None and self.time_budget <= 0
+        ):
+            raise AgentError("simulations must be at least 1 and time positive")
+        if self.depth < 0 or self.c < 0:
+            raise AgentError("depth and c must not be negative")
+        if rollout not in ROLLOUTS:
+            raise AgentError(
+                f"rollout={rollout}: unknown playout policy; known: {', '.join(ROLLOUTS)}"
+            )
+        self.rollout = rollout
+        self.evaluation_function = resolve_evaluation(evalFn)
+        self.ghost_model = resolve_ghost_model(ghostModel)
+        self.rng = rng or random.Random()
+        #: Per move: successor calls, evaluations, time and simulations.
+        self.stats = SearchStats()
+
+    def get_action(self, state: Any) -> str:
+        started = time.perf_counter()
+        root = _Node(state)
+        if not root.actions:
+            raise AgentError(f"MCTSAgent: Pac-Man has no legal action in state {state}")
+        self._nodes = 0
+        self._evaluations = 0
+        self._low, self._high = math.inf, -math.inf
+        deadline = None if self.time_budget is None else started + self.time_budget
+        done = 0
+        while True:
+            self._simulate(root)
+            done += 1
+            if deadline is None:
+                if done >= (self.simulations or 0):
+                    break
+            elif time.perf_counter() >= deadline:
+                break
+        best = max(
+            range(len(root.actions)),
+            key=lambda i: (root.tries[i], root.totals[i] / root.tries[i] if root.tries[i] else 0),
+        )
+        self.stats.add(
+            self._nodes,
+            self._evaluations,
+            time.perf_counter() - started,
+            simulations=done,
+        )
+        return root.actions[best]
+
+    # -- one simulation -----------------------------------------------------------------------
+
+    def _simulate(self, root: _Node) -> None:
+        node = root
+        path: list[tuple[_Node, int]] = []
+        while True:
+            if node.terminal or not node.actions:
+                value = self._evaluate(node.state)
+                break
+            index = self._select(node)
+            path.append((node, index))
+            reached = self._play(node.state, node.actions[index])
+            child = node.outcomes[index].get(reached)
+            if child is None:
+                node.outcomes[index][reached] = child = _Node(reached)
+                value = self._playout(reached)
+                break
+            node = child
+        self._low = min(self._low, value)
+        self._high = max(self._high, value)
+        for visited, index in path:
+            visited.visits += 1
+            visited.tries[index] += 1
+            visited.totals[index] += value
+
+    def _select(self, node: _Node) -> int:
+        tries = node.tries
+        for index, count in enumerate(tries):
+            if count == 0:
+                return index
+        spread = self._high - self._low
+        low = self._low
+        log_n = math.log(node.visits)
+        best, best_score = 0, -math.inf
+        for index, count in enumerate(tries):
+            mean = node.totals[index] / count
+            q = (mean - low) / spread if spread > 0 else 0.5
+            score = q + self.c * math.sqrt(log_n / count)
+            if score > best_score:
+                best, best_score = index, score
+        return best
+
+    def _play(self, state: Any, action: str) -> Any:
+        """Pac-Man plays ``action``; then each ghost replies, drawn from the ghost model."""
+        state = state.generate_successor(0, action)
+        self._nodes += 1
+        for ghost in range(1, state.get_num_agents()):
+            if state.is_win() or state.is_lose():
+                break
+            distribution = self.ghost_model(state, ghost)
+            if not distribution:
+                continue
+            state = state.generate_successor(ghost, sample(distribution, self.rng))
+            self._nodes += 1
+        return state
+
+    def _playout(self, state: Any) -> float:
+        for _ in range(self.depth):
+            if state.is_win() or state.is_lose():
+                break
+            actions = state.get_legal_actions(0)
+            if not actions:
+                break
+            moves = [a for a in actions if a != STOP] or actions
+            if self.rollout == "greedy":
+                scores = [state.generate_successor(0, a).get_score() for a in moves]
+                self._nodes += len(moves)
+                top = max(scores)
+                moves = [a for a, s in zip(moves, scores, strict=True) if s == top]
+            state = self._play(state, moves[0] if len(moves) == 1 else self.rng.choice(moves))
+        return self._evaluate(state)
+
+    def _evaluate(self, state: Any) -> float:
+        self._evaluations += 1
+        return self.evaluation_function(state)
