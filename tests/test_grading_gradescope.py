@@ -314,7 +314,7 @@ def test_hidden_names_are_checked_against_the_suite(capsys):
     assert code == 2
     assert err == (
         "autograder: --hidden q9: no such question or test in the suite "
-        "(questions: q1 q2 q3 q4 q5; a test is written q2/NAME)\n"
+        "(questions: q1 q2 q3 q4 q5 q6 q7; a test is written q2/NAME)\n"
     )
     assert main(["--hidden", "q2"]) == 2
     assert capsys.readouterr().err == (

@@ -471,7 +471,8 @@ def test_the_notes_chance_node_is_worth_10():
     found = search(
         NOTES.start, 1, scoreEvaluationFunction, EXPECTIMAX, ghost_model=NOTES.ghost_model
     )
-    assert found == (("go", 10.0, 4, 3))
+    assert found[:4] == ("go", 10.0, 4, 3)
+    assert (found.values, found.pv, found.depth) == ({"go": 10.0}, ("go",), 1)
     # Averaged uniformly it would be 20/3: the probabilities are what makes it 10.
     assert search(NOTES.start, 1, scoreEvaluationFunction, EXPECTIMAX).value == 20 / 3
 
