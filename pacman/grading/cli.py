@@ -379,6 +379,21 @@ def _batch_probe(args: argparse.Namespace, out: TextIO) -> None:
         worker.close()
 
 
+def suite_to_send(
+    args: argparse.Namespace, test_root: str
+) -> tuple[list[Question], dict[str, bytes]]:
+    """The suite's questions, checked (a broken suite fails here, before anything is graded
+    or packed), and its files as bytes for graders elsewhere (a batch's workers, a bundle)."""
+    questions = load_suite(test_root, args.question)
+    if args.leaderboard:
+        check_games(questions)
+    try:
+        suite = read_suite(test_root)
+    except SubmissionError as error:
+        raise UsageError(f"--test-directory {error}") from None
+    return questions, suite
+
+
 def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j/--jobs {args.jobs}: must be at least 1")
@@ -420,14 +435,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 f"-j/--jobs {args.jobs}: a Dask cluster's workers are its own; "
                 "leave out -j with --scheduler ADDRESS (or use --scheduler local)"
             )
-        test_root = _test_root(args)
-        questions = load_suite(test_root, args.question)
-        if args.leaderboard:
-            check_games(questions)
-        try:
-            suite = read_suite(test_root)
-        except SubmissionError as error:
-            raise UsageError(f"--test-directory {error}") from None
+        questions, suite = suite_to_send(args, _test_root(args))
         _batch_probe(args, out)
         return run_batch(
             os.path.abspath(args.submissions),

@@ -159,24 +159,18 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
 
 def build_bundle(args: argparse.Namespace, test_root: str, student_code: list[str]) -> str:
     """Write the zip ``args.gradescope_bundle``; returns a one-line summary of what it holds."""
-    from pacman.grading.runner import load_suite
-    from pacman.grading.submission import SubmissionError, read_suite
     from pacman.outputs import prepare_output_file
 
     target = args.gradescope_bundle
     if not target.endswith(".zip"):
         raise UsageError(f"--gradescope-bundle {target}: name the zip to write (a .zip file)")
     prepare_output_file("--gradescope-bundle", target)
-    questions = load_suite(test_root, args.question)  # a broken suite fails here, not on Gradescope
-    hidden = hidden_names(args.hidden, questions)
-    if args.leaderboard:
-        from pacman.grading.cli import check_games
+    from pacman.grading.cli import suite_to_send
 
-        check_games(questions)
-    try:
-        suite = read_suite(test_root)
-    except SubmissionError as error:
-        raise UsageError(f"--test-directory {error}") from None
+    questions, suite = suite_to_send(
+        args, test_root
+    )  # a broken suite fails here, not on Gradescope
+    hidden = hidden_names(args.hidden, questions)
     with tempfile.TemporaryDirectory(prefix="pacman-bundle-") as scratch:
         wheel = build_wheel(scratch)
         config = {
