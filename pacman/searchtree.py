@@ -33,7 +33,7 @@ grader's HTML report and the tests do.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -250,6 +250,13 @@ def observe(
         tree = own()
         if isinstance(tree, SearchTree):
             return tree
+    # The search's own layers and ghost model, where the agent says them (agents.search).
+    options = getattr(agent, "options", None)
+    try:
+        searched = options() if callable(options) else {}
+    except Exception:
+        searched = {}
+    searched = searched if isinstance(searched, dict) else {}
     tree = from_log(
         log,
         state,
@@ -258,6 +265,8 @@ def observe(
         agent_name=type(agent).__name__,
         title=title,
         depth=getattr(agent, "depth", None),
+        layers=searched.get("layers"),
+        ghost_model=searched.get("ghost_model"),
     )
     # An agent that scores moves without an evaluation function of states (a reflex agent)
     # still says what each root action was worth in its public result.
@@ -282,17 +291,29 @@ def from_log(
     agent_name: str = "",
     title: str = "",
     depth: int | None = None,
+    layers: Sequence[str] | None = None,
+    ghost_model: Callable[[Any, int], dict[str, float]] | None = None,
 ) -> SearchTree:
-    """The tree of the search that ``log`` watched from ``root_state`` (its first root)."""
+    """The tree of the search that ``log`` watched from ``root_state`` (its first root).
+
+    ``layers`` (one ``"min"`` or ``"chance"`` per ghost, as expectiminimax takes them) and
+    ``ghost_model`` (the chance layers' probabilities; uniform without one) are the search's.
+    """
     if algorithm not in ALGORITHMS:
         raise PacmanError(
             f"search tree: unknown algorithm {algorithm!r}; expected one of {', '.join(ALGORITHMS)}"
         )
     chance = ALGORITHMS[algorithm]
     num_agents = root_state.get_num_agents()
+    if layers is None and algorithm == "expectiminimax":
+        layers = ((MIN, CHANCE) * num_agents)[: num_agents - 1]  # the search's default
 
     def kind_of(agent: int) -> str:
-        return MAX if agent == 0 else CHANCE if chance else MIN
+        if agent == 0:
+            return MAX
+        if layers is not None and agent <= len(layers):
+            return CHANCE if layers[agent - 1] == CHANCE else MIN
+        return CHANCE if chance else MIN
 
     nodes = [TreeNode(0, None, None, 0, MAX, 0, root_state)]
     # The log numbers the first root -1 and the child of entry i as i; the tree, 0 and i + 1.
@@ -338,10 +359,14 @@ def from_log(
                 legal = []
             node.pruned = [action for action in legal if action not in expanded]
             if node.kind == CHANCE:
-                # Expectimax's ghost moves uniformly among its legal moves.
+                weights = _chance_weights(ghost_model, state, node.agent)
+                # Without a model the ghost moves uniformly among its legal moves.
                 share = 1.0 / max(1, len(legal) or len(node.children))
                 for child in node.children:
-                    nodes[child].probability = share
+                    move = nodes[child].action
+                    nodes[child].probability = (
+                        share if weights is None else float(weights.get(move, 0.0))
+                    )
 
     _back_up(nodes)
     if algorithm == "alphabeta":
@@ -349,6 +374,19 @@ def from_log(
     tree = SearchTree(nodes, algorithm, agent_name, action, num_agents, title=title, depth=depth)
     tree.pv = principal_variation(tree)
     return tree
+
+
+def _chance_weights(
+    model: Callable[[Any, int], dict[str, float]] | None, state: Any, agent: int
+) -> dict[str, float] | None:
+    """The model's probabilities of the ghost's moves, or None (uniform) where it has none."""
+    if model is None:
+        return None
+    try:
+        weights = model(state, agent)
+    except Exception:
+        return None
+    return weights if isinstance(weights, dict) else None
 
 
 def _asks(state: Any, method: str) -> bool:
@@ -390,8 +428,12 @@ def _back_up(nodes: list[TreeNode]) -> None:
                 # Uniform: summed then divided, as expectimax does, so the values are equal.
                 node.value = sum(v for v, _ in values) / len(values)
             else:
-                total = sum(v * w for (v, _), w in zip(values, weights, strict=True))
-                node.value = total / sum(weights)
+                # sum(p * value) in the children's order, as the search adds them up.
+                total = 0.0
+                for (v, _), w in zip(values, weights, strict=True):
+                    total += w * v
+                weight = sum(weights)
+                node.value = total if abs(weight - 1.0) < 1e-9 else total / weight
 
 
 def _alpha_beta(nodes: list[TreeNode]) -> None:

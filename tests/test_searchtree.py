@@ -319,3 +319,25 @@ def test_names_from_agents_and_states_stay_text():
     page = tree_page(tree)
     assert "<img" not in page and "<b>" not in page
     assert embedded_data(page, "tree-data")["title"] == tree.title
+
+
+def test_expectiminimax_layers_and_a_ghost_models_probabilities_are_drawn_as_searched():
+    from agents.models import directional
+    from agents.search import ExpectiminimaxAgent
+
+    state = GameState.initial(load_layout("minimaxClassic"))
+    agent = ExpectiminimaxAgent(depth=1, layers="min:chance:min", ghostModel="directional")
+    tree = observe(agent, state)
+    # Ghost 1 MIN, ghost 2 chance, ghost 3 MIN, as layers says; the leaves after ghost 3.
+    kinds = {node.ply: node.kind for node in tree.nodes if not node.leaf}
+    assert kinds == {0: MAX, 1: MIN, 2: CHANCE, 3: MIN}
+    for node in tree.nodes:
+        if node.kind == CHANCE and node.children:
+            weights = directional(node.state, node.agent)
+            assert {tree.nodes[c].action: tree.nodes[c].probability for c in node.children} == {
+                action: p for action, p in weights.items() if p
+            }
+    assert tree.action == agent.last_result.action == "West"
+    root_values = {tree.nodes[c].action: tree.nodes[c].value for c in tree.root.children}
+    assert root_values == agent.last_result.values
+    assert len(tree.nodes) == agent.last_result.nodes + 1
