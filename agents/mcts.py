@@ -49,13 +49,23 @@ ROLLOUTS = ("random", "greedy")
 class _Node:
     """A state with Pac-Man to move, and per action: tries, summed returns, replies met."""
 
-    __slots__ = ("actions", "outcomes", "state", "terminal", "totals", "tries", "visits")
+    __slots__ = (
+        "actions",
+        "arrivals",
+        "outcomes",
+        "state",
+        "terminal",
+        "totals",
+        "tries",
+        "visits",
+    )
 
     def __init__(self, state: Any) -> None:
         self.state = state
         self.terminal = state.is_win() or state.is_lose()
         self.actions: list[str] = [] if self.terminal else state.get_legal_actions(0)
         self.visits = 0
+        self.arrivals = 0  # simulations that reached it (its tree picture needs the count)
         self.tries = [0] * len(self.actions)
         self.totals = [0.0] * len(self.actions)
         self.outcomes: list[dict[Any, _Node]] = [{} for _ in self.actions]
@@ -133,7 +143,71 @@ class MCTSAgent(Agent):
             time.perf_counter() - started,
             simulations=done,
         )
+        self._root, self._chosen = root, root.actions[best]
         return root.actions[best]
+
+    def search_tree(self) -> Any:
+        """The tree of the last move's search, for ``pacman tree``: each Pac-Man edge a
+        chance node (the ghosts' replies, as drawn) with its tries and mean return, each
+        reply met a MAX node with the simulations that reached it."""
+        from pacman.searchtree import CHANCE, MAX, SearchTree, TreeNode, principal_variation
+
+        root = getattr(self, "_root", None)
+        if root is None:
+            return None
+        nodes = [TreeNode(0, None, None, 0, MAX, 0, root.state, visits=root.visits)]
+        waiting = [(root, 0)]  # breadth first: a node's id is smaller than its children's
+        while waiting:
+            node, node_id = waiting.pop(0)
+            for index, action in enumerate(node.actions):
+                tries = node.tries[index]
+                if not tries:
+                    continue
+                edge = TreeNode(
+                    len(nodes),
+                    node_id,
+                    action,
+                    1,
+                    CHANCE,
+                    nodes[node_id].ply + 1,
+                    node.state.generate_successor(0, action),
+                    visits=tries,
+                    mean=node.totals[index] / tries,
+                )
+                edge.value = edge.mean
+                nodes.append(edge)
+                nodes[node_id].children.append(edge.id)
+                for reply, child in enumerate(node.outcomes[index].values(), start=1):
+                    reached = child.arrivals
+                    below = TreeNode(
+                        len(nodes),
+                        edge.id,
+                        f"reply {reply}",
+                        0,
+                        MAX,
+                        edge.ply + 1,
+                        child.state,
+                        probability=reached / tries,
+                        visits=reached,
+                        leaf=not child.visits and not child.terminal,
+                    )
+                    if child.terminal:
+                        below.terminal = "win" if child.state.is_win() else "lose"
+                    if child.visits:
+                        below.mean = sum(child.totals) / sum(child.tries)
+                        below.value = max(
+                            child.totals[i] / n for i, n in enumerate(child.tries) if n
+                        )
+                    nodes.append(below)
+                    edge.children.append(below.id)
+                    waiting.append((child, below.id))
+        chosen = next(nodes[c] for c in nodes[0].children if nodes[c].action == self._chosen)
+        nodes[0].value = chosen.mean
+        tree = SearchTree(
+            nodes, "mcts", type(self).__name__, self._chosen, root.state.get_num_agents()
+        )
+        tree.pv = principal_variation(tree)
+        return tree
 
     # -- one simulation -----------------------------------------------------------------------
 
@@ -150,8 +224,10 @@ class MCTSAgent(Agent):
             child = node.outcomes[index].get(reached)
             if child is None:
                 node.outcomes[index][reached] = child = _Node(reached)
+                child.arrivals += 1
                 value = self._playout(reached)
                 break
+            child.arrivals += 1
             node = child
         self._low = min(self._low, value)
         self._high = max(self._high, value)

@@ -249,6 +249,7 @@ def observe(
     if callable(own):
         tree = own()
         if isinstance(tree, SearchTree):
+            tree.title = tree.title or title
             return tree
     # The search's own layers and ghost model, where the agent says them (agents.search).
     options = getattr(agent, "options", None)

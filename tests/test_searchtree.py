@@ -341,3 +341,22 @@ def test_expectiminimax_layers_and_a_ghost_models_probabilities_are_drawn_as_sea
     root_values = {tree.nodes[c].action: tree.nodes[c].value for c in tree.root.children}
     assert root_values == agent.last_result.values
     assert len(tree.nodes) == agent.last_result.nodes + 1
+
+
+def test_an_mcts_tree_has_its_visit_counts_and_mean_returns():
+    from agents.mcts import MCTSAgent
+
+    state = GameState.initial(load_layout("minimaxClassic"))
+    agent = MCTSAgent(simulations=40, rng=__import__("random").Random(3))
+    tree = observe(agent, state)
+    root = tree.root
+    edges = [tree.nodes[c] for c in root.children]
+    # Every simulation tried one root edge; each edge's replies account for each try.
+    assert root.visits == sum(edge.visits for edge in edges) == 40
+    for node in tree.nodes:
+        if node.kind == CHANCE:
+            assert node.visits == sum(tree.nodes[c].visits for c in node.children)
+            assert sum(tree.nodes[c].probability for c in node.children) == pytest.approx(1.0)
+    most_tried = max(edges, key=lambda edge: (edge.visits, edge.mean))
+    assert tree.action == most_tried.action and tree.pv[:2] == [0, most_tried.id]
+    assert {edge.action for edge in edges} <= set(state.get_legal_actions(0))
