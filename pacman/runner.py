@@ -15,7 +15,7 @@ import tempfile
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -253,6 +253,11 @@ def stream_games(
     iteration early (an exception, an interruption) kills the local workers.
     """
     bar = progress_bar(len(specs), "game", progress)
+    scope = ExitStack()
+    if any(spec.isolation == "sandbox" for spec in specs):
+        from pacman.grading.games import sandboxed_run
+
+        scope.enter_context(sandboxed_run())
     try:
         if executor is None and scheduler is None and jobs <= 1:
             pacman = None
@@ -282,6 +287,7 @@ def stream_games(
                 yield index, result
     finally:
         bar.close()
+        scope.close()
 
 
 def run_games(

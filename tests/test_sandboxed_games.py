@@ -115,9 +115,14 @@ def arena():
 
 
 @needs_linux
-def test_honest_games_in_the_sandbox_equal_in_process_play():
+def test_honest_games_in_the_sandbox_equal_in_process_play(tmp_path, monkeypatch):
     """A CS188 ReflexAgent (random tie-breaks from Python's random) and an expectimax
-    agent against random ghosts: the same games move for move, serially and in parallel."""
+    agent against random ghosts: the same games move for move, serially and in parallel;
+    every run's workers and files are gone when it ends."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setenv("TMPDIR", str(scratch))
     for agent, args in (("ReflexAgent", {}), ("ExpectimaxAgent", {"depth": "1"})):
         spec = GameSpec(
             layout="smallClassic",
@@ -134,7 +139,7 @@ def test_honest_games_in_the_sandbox_equal_in_process_play():
         if agent == "ReflexAgent":
             assert _games(run_games(batch(sandboxed, 3), jobs=2)) == expected
     assert [r.pacman for r in run_games(batch(sandboxed, 1))] == ["ExpectimaxAgent"]
-    games.close_all()
+    assert list(scratch.iterdir()) == []  # no worker root, stage or scratch folder left
 
 
 @needs_linux

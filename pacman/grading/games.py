@@ -25,6 +25,7 @@ import re
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -182,6 +183,20 @@ def close_all() -> None:
         _slots.clear()
     for slot in slots:
         slot.close()
+
+
+@contextlib.contextmanager
+def sandboxed_run() -> Iterator[None]:
+    """A run of games with sandboxed agents: their workers and files live in one temporary
+    folder, stopped and removed when the run ends, however it ends (a pool worker killed
+    by an interruption cannot clean up after its own workers)."""
+    from pacman.execution import temporary_root
+
+    with temporary_root("pacman-games-"):
+        try:
+            yield
+        finally:
+            close_all()
 
 
 def _forget_in_child() -> None:
