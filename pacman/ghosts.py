@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 from pacman.agent import Agent
@@ -25,13 +26,18 @@ def _normalised(weights: dict[str, float]) -> dict[str, float]:
     return {action: weight / total for action, weight in weights.items()}
 
 
+def _summing_to_one(probabilities: list[float]) -> list[float]:
+    """The probabilities divided by their sum where it is not exactly 1, as CS188 does."""
+    if sum(probabilities) != 1:
+        total = float(sum(probabilities))
+        return [p / total for p in probabilities]
+    return probabilities
+
+
 def sample(distribution: dict[str, float], rng: random.Random) -> str:
     """Draw an action with one ``rng.random()`` call, walking the actions in name order."""
     items = sorted(distribution.items())
-    probabilities = [p for _, p in items]
-    if sum(probabilities) != 1:
-        total = float(sum(probabilities))
-        probabilities = [p / total for p in probabilities]
+    probabilities = _summing_to_one([p for _, p in items])
     draw = rng.random()
     index, running = 0, probabilities[0]
     while draw > running:
@@ -67,15 +73,7 @@ class GhostAgent(Agent):
 def _uniform_bounds(count: int) -> tuple[float, ...]:
     """The running sums :func:`sample` walks for ``count`` equally likely actions, computed
     with the same float operations, so the draw picks the same action."""
-    probabilities = [1.0 / float(count)] * count
-    if sum(probabilities) != 1:
-        total = float(sum(probabilities))
-        probabilities = [p / total for p in probabilities]
-    bounds, running = [], 0.0
-    for index, probability in enumerate(probabilities):
-        running = probability if index == 0 else running + probability
-        bounds.append(running)
-    return tuple(bounds)
+    return tuple(accumulate(_summing_to_one([1.0 / float(count)] * count)))
 
 
 class RandomGhost(GhostAgent):
