@@ -13,8 +13,6 @@ This module sits below the command line (:mod:`pacman.grading.cli`) and never im
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import socket
 import sys
@@ -85,18 +83,11 @@ class GradesFiles:
 
     def __init__(self, prefix: str, question_names: list[str]) -> None:
         self.question_names = question_names
-        header = self._csv_row(
+        header = untrusted.csv_row(
             ["submission", *question_names, "total", "max_total", "isolation", "error"]
         )
         self.csv = StreamedLines(prefix + ".csv", header)
         self.json = StreamedJsonList(prefix + ".json", {"questions": question_names}, "submissions")
-
-    @staticmethod
-    def _csv_row(cells: list[Any]) -> str:
-        """One CSV line; every cell one line of safe text that a spreadsheet will not run."""
-        text = io.StringIO()
-        csv.writer(text).writerow([untrusted.spreadsheet_cell(cell) for cell in cells])
-        return text.getvalue()
 
     def add(self, record: dict[str, Any]) -> None:
         questions = record["questions"]
@@ -108,7 +99,7 @@ class GradesFiles:
             record.get("isolation") or "",
             record["error"] or "",
         ]
-        self.csv.add(record["submission"], self._csv_row(row))
+        self.csv.add(record["submission"], untrusted.csv_row(row))
         self.json.add(record["submission"], record)
 
     def finish(self) -> None:

@@ -10,6 +10,8 @@ terminal can then take it as it is.
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from typing import Any
 
@@ -74,3 +76,13 @@ def spreadsheet_cell(value: object) -> str:
     """A CSV cell a spreadsheet shows as text: one safe line, never a formula."""
     shown = line(value)
     return "'" + shown if shown.startswith(_FORMULA_START) else shown
+
+
+def csv_row(cells: list[Any]) -> str:
+    """One CSV line a spreadsheet opens safely: text as :func:`spreadsheet_cell` shows it,
+    numbers as numbers (a negative mean score is one, not a formula)."""
+    text = io.StringIO()
+    csv.writer(text).writerow(
+        [spreadsheet_cell(cell) if isinstance(cell, str) else cell for cell in cells]
+    )
+    return text.getvalue()
