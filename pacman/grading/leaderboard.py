@@ -12,13 +12,11 @@ mean score, then fewer timeouts, then the submission's name.
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from pacman.grading import untrusted
@@ -85,13 +83,6 @@ def rank(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def html_replay_writer() -> Callable[[dict[str, Any], str], Any]:
-    """What writes a game record as an HTML replay page (``pacman.view.html_replay``)."""
-    from pacman.view import html_replay
-
-    return html_replay.write_replay
-
-
 def _slug(name: str, place: int) -> str:
     """A file name for a submission's replays: its name's safe characters and its rank."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "submission"
@@ -102,13 +93,13 @@ def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
     """Write the ranking as ``PREFIX-leaderboard.csv``/``.json``/``.html`` and the best and
     worst game of each submission under ``PREFIX-leaderboard-replays/``; return the paths."""
     from pacman.outputs import write_atomically
+    from pacman.view import html_replay
 
     rows = rank(records)
     base = f"{prefix}-leaderboard"
     replays = base + "-replays"
     os.makedirs(replays, exist_ok=True)
-    writer = html_replay_writer()
-    links: dict[int, dict[str, tuple[str, str | None]]] = {}
+    links: dict[int, dict[str, tuple[str, str]]] = {}
     for row in rows:
         links[row["rank"]] = {}
         for kind in ("best", "worst"):
@@ -117,21 +108,11 @@ def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
                 continue
             stem = os.path.join(replays, f"{_slug(row['submission'], row['rank'])}-{kind}")
             write_atomically(stem + ".json", json.dumps(record) + "\n")
-            writer(record, stem + ".html")
-            page = stem + ".html"
-            links[row["rank"]][kind] = (stem + ".json", page)
-    text = io.StringIO()
-    table = csv.writer(text)
-    table.writerow(COLUMNS)
-    for row in rows:
-        # Text from submissions is made safe; numbers stay numbers (a negative mean is one).
-        table.writerow(
-            [
-                untrusted.spreadsheet_cell(row[c]) if isinstance(row[c], str) else row[c]
-                for c in COLUMNS
-            ]
-        )
-    write_atomically(base + ".csv", text.getvalue())
+            html_replay.write_replay(record, stem + ".html")
+            links[row["rank"]][kind] = (stem + ".json", stem + ".html")
+    table = [untrusted.csv_row(list(COLUMNS))]
+    table += [untrusted.csv_row([row[c] for c in COLUMNS]) for row in rows]
+    write_atomically(base + ".csv", "".join(table))
     data = {
         "ranking": "more wins, then fewer crashes and timeouts, then a higher mean score",
         "submissions": [
@@ -140,7 +121,7 @@ def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
                 "replays": {
                     kind: {
                         "record": os.path.relpath(record, os.path.dirname(base) or "."),
-                        "html": page and os.path.relpath(page, os.path.dirname(base) or "."),
+                        "html": os.path.relpath(page, os.path.dirname(base) or "."),
                     }
                     for kind, (record, page) in links[row["rank"]].items()
                 },
@@ -154,7 +135,7 @@ def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
 
 
 def _page(
-    rows: list[dict[str, Any]], links: dict[int, dict[str, tuple[str, str | None]]], folder: str
+    rows: list[dict[str, Any]], links: dict[int, dict[str, tuple[str, str]]], folder: str
 ) -> str:
     """The ranking as one self-contained HTML page (every submission string escaped)."""
 
@@ -165,10 +146,9 @@ def _page(
         found = links[place].get(kind)
         if found is None:
             return "<td></td>"
-        record, page = found
-        target = os.path.relpath(page or record, folder)
-        score = row[kind]["score"]
-        label = f"{score:g}" + ("" if page else " (record)")
+        _, page = found
+        target = os.path.relpath(page, folder)
+        label = f"{row[kind]['score']:g}"
         return f'<td><a href="{html.escape(target, quote=True)}">{html.escape(label)}</a></td>'
 
     head = "".join(
@@ -214,7 +194,7 @@ def _page(
         "td,th{border:1px solid #999;padding:2px 8px;text-align:right}"
         "td:nth-child(2),td:last-child{text-align:left}</style></head><body>\n"
         "<h1>Leaderboard</h1>\n<p>Ranked by wins, then fewer crashed or timed-out games, "
-        "then mean score. A game link is the game's record: <code>pacman --replay "
-        "FILE</code> plays it.</p>\n"
+        "then mean score. A game link replays the game in this browser; beside each page, "
+        "the game's record (<code>.json</code>) plays with <code>pacman --replay FILE</code>.</p>\n"
         f"<table><tr>{head}</tr>\n" + "\n".join(body) + "\n</table></body></html>\n"
     )
