@@ -115,13 +115,12 @@ class AnytimeAgent(Agent):
                 if not self._cut_off:
                     break  # the whole game tree fits: deeper searches would change nothing
         self.stats.add(self._nodes, self._evaluations, time.perf_counter() - started, finished)
-        values = last_values
         self.last_result = SearchResult(
             best,
-            values.get(best, math.nan),
+            last_values.get(best, math.nan),
             self._nodes,
             self._evaluations,
-            values,
+            last_values,
             (best,),
             finished,
         )

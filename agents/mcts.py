@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections import deque
 from typing import Any
 
 from agents.evaluation import EvalSpec, resolve_evaluation
@@ -156,9 +157,9 @@ class MCTSAgent(Agent):
         if root is None:
             return None
         nodes = [TreeNode(0, None, None, 0, MAX, 0, root.state, visits=root.visits)]
-        waiting = [(root, 0)]  # breadth first: a node's id is smaller than its children's
+        waiting = deque([(root, 0)])  # breadth first: a node's id is below its children's
         while waiting:
-            node, node_id = waiting.pop(0)
+            node, node_id = waiting.popleft()
             for index, action in enumerate(node.actions):
                 tries = node.tries[index]
                 if not tries:
