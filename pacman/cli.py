@@ -131,6 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--seed", type=int, metavar="S", help="game i is seeded with S + i (default: random)")
     add(
+        "--game-secret",
+        metavar="TEXT",
+        help="what the ghosts draw with, beside the seed (default: none in-process, a new "
+        "one each run with --isolation sandbox; @FILE reads it from FILE)",
+    )
+    add(
         "--jobs",
         type=int,
         default=1,
@@ -411,6 +417,7 @@ def _play(options: argparse.Namespace) -> int:
         json_line,
         stream_games,
     )
+    from pacman.seeding import read_secret
 
     layout = playable(load_layout(options.layout))
     for warning in layout.warnings:
@@ -487,6 +494,7 @@ def _play(options: argparse.Namespace) -> int:
         max_moves=options.max_moves,
         keep_notes=bool(options.record),
         isolation=options.isolation,
+        secret=None if options.game_secret is None else read_secret(options.game_secret),
     )
 
     recorders: list[Any] = []

@@ -13,12 +13,11 @@ message says what happened.
 from __future__ import annotations
 
 import os
-import random
 import signal
 import threading
 import time
 import traceback
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from pacman.agent import action_method, hook
 from pacman.errors import AgentCrashed, AgentError, IllegalActionError, PacmanError
 from pacman.marks import collect as collect_notes
+from pacman.seeding import GameSeeds, seed_game
 from pacman.state import GameState
 
 
@@ -71,26 +71,6 @@ class GameResult:
 
 #: What a game's JSON line leaves out: the move list (``--record`` keeps it) and the state.
 _UNSAVED = frozenset({"actions", "notes", "final_state"})
-
-
-def seed_game(agents: Iterable[object], seed: int) -> random.Random:
-    """Make one game depend on ``seed`` alone, whoever wrote its agents.
-
-    Every agent with an ``rng`` attribute (the project's) gets one ``random.Random(seed)``;
-    Python's ``random`` module, which CS188 students' agents and CS188's own ghosts draw
-    from, is seeded too. Call it just before the game starts, after the agents are built.
-    An agent that plays in another process (``--isolation sandbox``) is told ``seed`` through
-    its ``use_game_seed`` method, and its worker calls this function there.
-    """
-    rng = random.Random(seed)
-    for agent in agents:
-        if hasattr(agent, "rng"):
-            agent.rng = rng
-        elsewhere = getattr(agent, "use_game_seed", None)
-        if elsewhere is not None:
-            elsewhere(seed)  # an agent playing in a sandboxed worker seeds itself there alike
-    random.seed(seed)
-    return rng
 
 
 class _Overtime(BaseException):
@@ -173,6 +153,7 @@ class Game:
         game_timeout: float | None = None,
         max_moves: int | None = None,
         seed: int | None = None,
+        secret: str = "",
         keep_notes: bool = False,
     ) -> None:
         if len(agents) < state.get_num_agents():
@@ -187,7 +168,10 @@ class Game:
         self.move_timeout = move_timeout
         self.game_timeout = game_timeout
         self.max_moves = max_moves
+        #: With a seed, the game hands each agent its own stream as it starts
+        #: (:mod:`pacman.seeding`); the ghosts' depend on ``secret`` too.
         self.seed = seed
+        self.secret = secret
         #: Keep the agents' marks and Pac-Man's search results in the result (``--record``).
         self.keep_notes = keep_notes
 
@@ -228,12 +212,19 @@ class Game:
         crash: str | None = None
         truncated = False
         pacman_moves = 0
+        streams = None
+        if self.seed is not None:
+            streams = seed_game(agents, GameSeeds(self.seed, self.secret))
         self._notify("initialize", state)
+
+        def own_stream(index: int, method: Callable[..., Any]) -> Callable[..., Any]:
+            return method if streams is None else streams.wrap(index, method)
 
         for index, agent in enumerate(agents):
             register = hook(agent, "register_initial_state", "registerInitialState")
             if register is None:
                 continue
+            register = own_stream(index, register)
             tic = time.perf_counter()
             try:
                 register(state.copy())
@@ -242,7 +233,7 @@ class Game:
                 break
             used[index] += time.perf_counter() - tic
 
-        choosers = [action_method(agent) for agent in agents]
+        choosers = [own_stream(i, action_method(agent)) for i, agent in enumerate(agents)]
         # Looked up once: the loop runs a few hundred thousand times in a batch.
         watchers = [
             update for observer in self.observers if (update := getattr(observer, "update", None))
@@ -301,7 +292,7 @@ class Game:
                 final = hook(agent, "final", "final")
                 if final is not None:
                     try:
-                        final(state.copy())
+                        own_stream(index, final)(state.copy())
                     except Exception as error:
                         crash = f"{self._name(index)} crashed in final: {describe(error)}"
                         break
@@ -347,15 +338,12 @@ def run_game(
 ) -> GameResult:
     """Play one game on a layout (a ``Layout`` or a name) and return how it ended.
 
-    With ``seed``, the game is seeded as every game of a batch is (:func:`seed_game`):
-    the same seed and agents give the same game.
+    With ``seed`` (and ``secret``), each agent draws from its own stream, as in every game
+    of a batch (:mod:`pacman.seeding`): the same seed and agents give the same game.
     """
     from pacman.layout import Layout, load_layout
 
     if not isinstance(layout, Layout):
         layout = load_layout(layout)
     state = GameState.initial(layout, len(ghosts) if num_ghosts is None else num_ghosts)
-    agents = [pacman, *ghosts]
-    if seed is not None:
-        seed_game(agents, seed)
-    return Game(state, agents, seed=seed, **options).run()
+    return Game(state, [pacman, *ghosts], seed=seed, **options).run()

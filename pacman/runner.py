@@ -23,10 +23,11 @@ from typing import Any
 
 from pacman.errors import AgentExited, PacmanError
 from pacman.execution import InOrder, TaskRun, progress_bar
-from pacman.game import Game, GameResult, QuitRequested, seed_game
+from pacman.game import Game, GameResult, QuitRequested
 from pacman.game import _where as where
 from pacman.layout import Layout, load_layout, parse_layout, playable
 from pacman.loading import USER_MODULE_PREFIX, build_agent, find_class
+from pacman.seeding import new_secret
 from pacman.state import GameState
 
 RECORD_FORMAT = "pacman-game-record"
@@ -58,6 +59,10 @@ class GameSpec:
     #: "sandbox": agents that are not the project's play from the grader's sandboxed
     #: workers (pacman.grading.games); "none": in this process.
     isolation: str = "none"
+    #: The secret the ghosts' streams are derived with (:mod:`pacman.seeding`). None: ""
+    #: in-process; a fresh one per run (:func:`stream_games`) where agents are sandboxed,
+    #: so they cannot work the ghosts' moves out from a seed.
+    secret: str | None = None
 
 
 def _layout(spec: GameSpec) -> Layout:
@@ -194,6 +199,7 @@ def play(
     pacman: object | None = None,
 ) -> GameResult:
     """Play one game. ``pacman`` reuses an existing agent (CS188 keeps one across games)."""
+    (spec,) = with_secret([spec])
     layout = _layout(spec)
     agents = build_agents(spec, layout, pacman)
     stats = getattr(agents[0], "stats", None)
@@ -209,11 +215,11 @@ def play(
         game_timeout=spec.timeout,
         max_moves=spec.max_moves,
         seed=spec.seed,
+        secret=spec.secret or "",
         keep_notes=spec.keep_notes,
     )
-    # Last, so that building agents (once per run serially, once per game in parallel)
-    # draws nothing the game sees: game i plays alike in every mode and alone.
-    seed_game(agents, spec.seed)
+    # The game seeds its agents as it starts, after they are built (once per run serially,
+    # once per game in parallel): game i plays alike in every mode and alone.
     try:
         with _agent_code(f"the agent {type(agents[0]).__name__}", agents):
             result = game.run()
@@ -234,6 +240,22 @@ def _play_without_state(spec: GameSpec) -> GameResult:
     return result
 
 
+def with_secret(specs: Sequence[GameSpec]) -> list[GameSpec]:
+    """The specs with their secret chosen: one fresh secret for the run's sandboxed games
+    that name none, ``""`` for in-process ones (see :class:`GameSpec`)."""
+    fresh: str | None = None
+    chosen = []
+    for spec in specs:
+        if spec.secret is None:
+            if spec.isolation == "sandbox":
+                fresh = fresh or new_secret()
+                spec = replace(spec, secret=fresh)
+            else:
+                spec = replace(spec, secret="")
+        chosen.append(spec)
+    return chosen
+
+
 def stream_games(
     specs: Sequence[GameSpec],
     *,
@@ -252,6 +274,7 @@ def stream_games(
     go there with their layout and agent files (:func:`portable`). Stopping the
     iteration early (an exception, an interruption) kills the local workers.
     """
+    specs = with_secret(specs)
     bar = progress_bar(len(specs), "game", progress)
     scope = ExitStack()
     if any(spec.isolation == "sandbox" for spec in specs):
@@ -478,9 +501,8 @@ def replay(record: dict[str, Any], observers: Sequence[object] = ()) -> GameResu
     agents = [_Replayer(index, moves, notes) for index in range(count)]
     if notes is not None:
         notes.board = agents[0]  # what the game reads marks and last_result from
+    # Seeded as the game was, so observers that draw see what they saw.
     game = Game(state, agents, observers=observers, catch_exceptions=True, seed=record.get("seed"))
-    if record.get("seed") is not None:
-        seed_game(agents, record["seed"])  # observers that draw see what they saw
     result = game.run()
     if result.moves != len(record["actions"]):
         raise PacmanError(f"does not replay: {_first_unplayed(record, result, count)}")

@@ -96,13 +96,15 @@ QUITTER = """\
 import random
 
 from pacman.agent import Agent
+from pacman.seeding import GameSeeds
 
 
 class Quitter(Agent):
-    rng = None  # the game's generator, handed over by the runner
+    rng = None  # its own stream of the game, handed over by the runner
 
     def register_initial_state(self, state):
-        self.quitting = self.rng.getstate() == random.Random(2).getstate()
+        game_two = random.Random(GameSeeds(2).for_agent(0))
+        self.quitting = self.rng.getstate() == game_two.getstate()
 
     def get_action(self, state):
         if self.quitting:
@@ -126,7 +128,7 @@ def test_an_agent_calling_sys_exit_is_named_and_the_finished_games_kept(tmp_path
     assert indexes == [0] if jobs == "1" else indexes in ([], [0], [2], [0, 2])
     finished = f"{len(games)} finished game{'' if len(games) == 1 else 's'}"
     assert done.stderr == (
-        "pacman: Pac-Man (Quitter) called sys.exit(3) at quitter.py:14; "
+        "pacman: Pac-Man (Quitter) called sys.exit(3) at quitter.py:16; "
         f"{finished} kept in games.jsonl\n"
     )
 

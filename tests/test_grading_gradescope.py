@@ -56,8 +56,16 @@ def _suite(arena: Path) -> Path:
     return suite
 
 
+#: The course's secret the bundle is made with (its ghosts draw with it, mixed with each
+#: submission's files): a local run given the same mix plays the same games.
+BUNDLE_SECRET = "the course's own"
+
+
 def _local(suite: Path, text: str, folder: Path) -> dict:
-    """What ``autograder.py --results`` says of the file ``text``, graded here."""
+    """What ``autograder.py --results`` says of the file ``text``, graded here with the
+    secret the bundle gives that file."""
+    from pacman.seeding import mixed_secret
+
     folder.mkdir(parents=True)
     (folder / "multiAgents.py").write_text(text)
     results = folder / "results.json"
@@ -72,6 +80,8 @@ def _local(suite: Path, text: str, folder: Path) -> dict:
         "10",
         "--results",
         str(results),
+        "--game-secret",
+        mixed_secret(BUNDLE_SECRET, text.encode()),
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -146,6 +156,8 @@ def test_bundle_grades_on_gradescope_as_root_and_with_docker_capabilities(arena)
             "--hidden",
             "q4,q3/6-tied-root",
             "--leaderboard",
+            "--game-secret",
+            BUNDLE_SECRET,
         ],
         capture_output=True,
         text=True,
@@ -273,6 +285,7 @@ def test_refusal_rules_hold_inside_the_bundle(tmp_path, capsys):
         "flags": ["--isolation", "process", "--landlock-abi", "0"],
         "hidden": [],
         "leaderboard": False,
+        "game_secret": "the course's",
     }
     (source / "pacman-bundle.json").write_text(json.dumps(config))
     from pacman.grading.gradescope import main as run_autograder

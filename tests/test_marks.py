@@ -10,7 +10,7 @@ import agents
 from agents.evaluation import scoreEvaluationFunction
 from agents.search import ALPHABETA, search
 from pacman.agent import Agent
-from pacman.game import Game, seed_game
+from pacman.game import Game
 from pacman.gametree import GameTree
 from pacman.ghosts import RandomGhost
 from pacman.layout import load_layout
@@ -92,7 +92,6 @@ def test_colours_are_read_as_cs188_and_rgb_give_them():
 
 def play(state: GameState, players: list, **options) -> object:
     """One game seeded as the runner seeds games, so its ghosts move alike every time."""
-    seed_game(players, options["seed"])
     return Game(state, players, **options).run()
 
 

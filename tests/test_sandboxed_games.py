@@ -27,6 +27,9 @@ from pacman.grading.sandbox import _probe
 from pacman.runner import GameSpec, batch, run_games
 
 REPO = Path(__file__).resolve().parents[1]
+#: The ghosts' secret: with the same one, a sandboxed run plays the in-process games
+#: (without one it draws a fresh secret: see test_seeding.py).
+SECRET = "sandboxed-games-test"
 
 needs_linux = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the sandbox's walls are Linux's"
@@ -132,6 +135,7 @@ def test_honest_games_in_the_sandbox_equal_in_process_play(tmp_path, monkeypatch
             num_ghosts=2,
             seed=11,
             max_moves=60,
+            secret=SECRET,
         )
         expected = _games(run_games(batch(spec, 3)))
         sandboxed = GameSpec(**{**spec.__dict__, "isolation": "sandbox"})
@@ -153,6 +157,7 @@ def test_a_stack_walking_cheater_changes_nothing_in_the_sandbox(arena):
         num_ghosts=2,
         seed=4,
         catch_exceptions=True,
+        secret=SECRET,
     )
     (in_process,) = run_games([spec])
     assert in_process.score > 100_000  # what the sandbox is for
@@ -174,7 +179,7 @@ import json, os
 from pacman.runner import GameSpec, batch, run_games
 spec = GameSpec(layout="smallClassic", pacman={str(agents) + ":Attacker"!r},
                 pacman_args={{"grader": str(os.getpid())}}, ghost="RandomGhost", num_ghosts=2,
-                seed=7, max_moves=40, isolation="sandbox")
+                seed=7, max_moves=40, isolation="sandbox", secret={SECRET!r})
 results = list(run_games(batch(spec, 2)))
 print(json.dumps([[r.score, r.win, r.lose, r.moves, r.actions, r.crash] for r in results]))
 """
@@ -193,6 +198,7 @@ print(json.dumps([[r.score, r.win, r.lose, r.moves, r.actions, r.crash] for r in
         num_ghosts=2,
         seed=7,
         max_moves=40,
+        secret=SECRET,
     )
     expected = [
         [s, w, lo, m, [list(a) for a in acts], c]
@@ -220,6 +226,7 @@ def test_the_command_line_plays_agent_files_in_the_sandbox(arena):
         "from pacman.cli import main; sys.exit(main(sys.argv[1:]))"
     )
     flags = ["-p", "FirstLegal", "-l", "smallClassic", "-q", "-n", "2", "--seed", "3", "-k", "1"]
+    flags += ["--game-secret", SECRET]
 
     def play(folder: Path, isolation: str) -> tuple[int, str]:
         command = [sys.executable, "-c", script, *flags, "--isolation", isolation]

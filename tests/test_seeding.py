@@ -112,3 +112,41 @@ def test_search_statistics_are_per_game_serially_and_in_parallel(tmp_path):
     assert stats("--jobs", "2") == serial
     assert len({tuple(game) for game in serial}) == 3
     assert all(game[0] == "30 moves" for game in serial)
+
+
+def test_a_course_folder_plays_the_same_games_in_process_and_sandboxed(course):
+    """The student's agent and the course's own ghosts each draw from Python's ``random``:
+    in-process each gets its own stream in turn, as each has in its own sandboxed worker,
+    so with the same seed and secret the games are the same."""
+    secret = ("--game-secret", "course")
+    in_process = _games(course, *secret)
+    assert _games(course, *secret, "--isolation", "sandbox") == in_process
+    assert _games(course, "--game-secret", "another") != in_process
+
+
+def test_each_agent_has_a_stream_of_its_own_and_the_ghosts_need_the_secret():
+    from pacman.seeding import GameSeeds
+
+    seeds = GameSeeds(7, "secret")
+    own = [seeds.for_agent(index) for index in range(4)]
+    assert len(set(own)) == 4
+    assert own == [GameSeeds(7, "secret").for_agent(i) for i in range(4)]  # the same again
+    # Pac-Man's stream is the seed's alone; every ghost's changes with the secret and seed.
+    assert GameSeeds(7, "other").for_agent(0) == own[0]
+    assert all(GameSeeds(7, "other").for_agent(i) != own[i] for i in (1, 2, 3))
+    assert all(GameSeeds(8, "secret").for_agent(i) != own[i] for i in range(4))
+    assert 7 not in own and own[0] != GameSeeds(7).for_agent(1)
+
+
+def test_agents_sharing_the_random_module_draw_as_each_would_alone():
+    import random
+
+    from pacman.seeding import ModuleStreams
+
+    streams = ModuleStreams({0: 11, 2: 22})
+    draws: dict[int, list[float]] = {0: [], 2: []}
+    for index in (0, 2, 2, 0, 2, 0, 0):
+        with streams.playing(index):
+            draws[index].append(random.random())
+    alone = {index: random.Random(seed) for index, seed in ((0, 11), (2, 22))}
+    assert draws == {i: [alone[i].random() for _ in draws[i]] for i in draws}

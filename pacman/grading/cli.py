@@ -50,6 +50,7 @@ from pacman.grading.submission import (
     stage_files,
 )
 from pacman.outputs import prepare_output_file
+from pacman.seeding import new_secret, read_secret
 
 
 class _Parser(argparse.ArgumentParser):
@@ -217,6 +218,15 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         help="with --gradescope-bundle: fill Gradescope's leaderboard from the EvalAgentTest "
         "games; with --submissions: rank the submissions by those games (CSV, JSON, HTML)",
     )
+    add(
+        "--game-secret",
+        dest="game_secret",
+        default=None,
+        metavar="TEXT",
+        help="what the ghosts of graded games draw with, with each test's seed; the same "
+        "secret gives the same games again (default: a new one each run; @FILE reads it "
+        "from FILE, out of sight of other users' ps)",
+    )
     add("--no-audit-hook", dest="audit", action="store_false", help=argparse.SUPPRESS)
     # Behave as on an older kernel: Landlock ABI N at most, none with --no-landlock (for the
     # grader's own tests; decided here, before any student code runs).
@@ -279,6 +289,13 @@ def _limits(args: argparse.Namespace) -> Limits:
     )
 
 
+def game_secret(args: argparse.Namespace) -> str | None:
+    """``--game-secret`` read (None: not given)."""
+    if args.game_secret is None:
+        return None
+    return read_secret(args.game_secret)
+
+
 def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
     return GradingOptions(
         limits=_limits(args),
@@ -289,6 +306,8 @@ def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
         mute=args.mute,
         question=args.question,
         jobs=jobs,
+        # One secret for the whole batch: every submission plays the same games.
+        game_secret=game_secret(args) or new_secret(),
     )
 
 
@@ -471,7 +490,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def grade_one(args: argparse.Namespace, out: TextIO) -> tuple[RunResult, str | None] | None:
+def grade_one(
+    args: argparse.Namespace, out: TextIO, hide: Sequence[str] = ()
+) -> tuple[RunResult, str | None] | None:
     """Grade the one submission (or the project's agents) ``args`` name, printing the report.
 
     Returns the run and the weak-sandbox warning (None: every wall proved), or None after
@@ -491,7 +512,7 @@ def grade_one(args: argparse.Namespace, out: TextIO) -> tuple[RunResult, str | N
             except SubmissionError as error:
                 raise UsageError(f"--student-code: {error}") from None
             stage, staged = stage_files(private, files, uid)
-        config = make_config(args, stage, staged, [])
+        config = make_config(args, stage, staged, [os.path.abspath(path) for path in hide])
         config.uid = uid
         resolve_isolation(config.isolation)  # an unusable --isolation fails before any output
         if args.generate_solutions:
@@ -530,6 +551,7 @@ def grade_one(args: argparse.Namespace, out: TextIO) -> tuple[RunResult, str | N
             on_question=show,
             on_start=started,
             first_worker=first_worker,
+            game_secret=game_secret(args),
         )
     if not args.run_test:
         print(summary_block(result), file=out, flush=True)

@@ -9,10 +9,11 @@ game stays here: before each move the worker is sent the state whole and answers
 action, so an agent cannot change the game, the score or another agent (there is nothing
 of them in its process to change). The grader's process never imports the agent's file.
 
-Seeds: the game is seeded as in-process play seeds it (:func:`pacman.game.seed_game`); the
-worker is told the seed and calls ``seed_game`` on its agent, so Python's ``random`` and
-the agent's ``rng`` start where they would in-process, and the same seed gives the same
-game. The project's agents and ghosts are trusted and play in the game's process.
+Seeds: each agent draws from a stream of its own (:mod:`pacman.seeding`); a sandboxed
+agent's worker is told that stream's seed alone and seeds its side with it (Python's
+``random``, the agent's ``rng``), so with the same seed and secret the game is the one
+in-process play gives, and no agent can learn the ghosts' streams. The project's agents
+and ghosts are trusted and play in the game's process.
 """
 
 from __future__ import annotations
@@ -232,7 +233,8 @@ class SandboxedAgent:
         self._built = False  # the worker holds this agent (it is kept from game to game)
 
     def use_game_seed(self, seed: int) -> None:
-        """Called by :func:`pacman.game.seed_game`: the worker seeds its side with it."""
+        """Called by :func:`pacman.seeding.seed_game` with this agent's own stream: the
+        worker seeds its side with it (the game's secret stays here)."""
         self._seed = seed
 
     def _call(self, op: str, method: str, worker: Worker, **fields: Any) -> dict[str, Any]:
@@ -277,7 +279,7 @@ class SandboxedAgent:
             agent=self._class_name,
             kwargs=self._kwargs,
             new_agent=started or not self._built,
-            game_seed=self._seed,
+            agent_seed=self._seed,
             record=False,
         )
         self._built = True

@@ -27,6 +27,7 @@ from typing import Any, TextIO
 
 from pacman.errors import PacmanError, UsageError
 from pacman.grading import untrusted
+from pacman.seeding import mixed_secret, new_secret, read_secret
 
 BUNDLE_FORMAT = "pacman-gradescope-bundle"
 BUNDLE_VERSION = 1
@@ -182,6 +183,8 @@ def build_bundle(args: argparse.Namespace, test_root: str, student_code: list[st
             "hidden_visibility": args.hidden_visibility,
             "leaderboard": bool(args.leaderboard),
             "wheel": os.path.basename(wheel),
+            # The ghosts' secret: kept with the hidden files, so a regrade plays the same games.
+            "game_secret": read_secret(args.game_secret) if args.game_secret else new_secret(),
         }
         partial = target + ".part"
         with zipfile.ZipFile(partial, "w") as archive:
@@ -320,6 +323,22 @@ def read_config(source: str) -> dict[str, Any]:
     return config
 
 
+def submission_secret(config: dict[str, Any], submission: str, names: list[str]) -> str:
+    """The ghosts' secret for one submission: the bundle's, mixed with the submission's
+    files, so a regrade repeats its games while a student who resubmits (to learn the
+    ghosts' moves from an earlier run's output) meets new ones."""
+    from pacman.grading.submission import read_submission
+
+    secret = config.get("game_secret")
+    if not isinstance(secret, str) or not secret:
+        raise UsageError(f"{CONFIG_NAME}: the bundle has no game_secret; make it again")
+    try:
+        files = read_submission(submission, names)
+    except PacmanError:
+        return secret  # grading reports why the files cannot be read
+    return mixed_secret(secret, *(files[os.path.basename(n)] for n in names))
+
+
 def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
     """Grade ``root``/submission with the bundle in ``root``/source; Gradescope's JSON."""
     from pacman.grading.cli import build_parser, grade_one
@@ -341,7 +360,9 @@ def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
     ]
     args = build_parser("run_autograder").parse_args(argv)
     args.in_bundle = True  # grades leave the run: the refusal rules of --results hold
-    graded = grade_one(args, out)
+    args.game_secret = submission_secret(config, submission, names)
+    # The bundle's own folder (suite, configuration, secret, wheel) is answers, all of it.
+    graded = grade_one(args, out, hide=[source])
     assert graded is not None  # never --generate-solutions here
     run, warning = graded
     return gradescope_results(run, warning, config, args.mute)

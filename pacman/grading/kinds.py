@@ -66,12 +66,19 @@ class Context:
     limits: Limits
     budget: Budget = field(default_factory=lambda: Budget(None))
     test_left: float = float("inf")
+    #: What the ghosts' streams of graded games are derived with (:mod:`pacman.seeding`);
+    #: it never reaches the student's worker.
+    game_secret: str = ""
 
     def for_test(self) -> Context:
         """A copy for one test, with the test's own CPU allowance (``--test-timeout``)."""
         allowed = self.limits.test_seconds
         return Context(
-            self.pool, self.limits, self.budget, float("inf") if allowed is None else allowed
+            self.pool,
+            self.limits,
+            self.budget,
+            float("inf") if allowed is None else allowed,
+            self.game_secret,
         )
 
     def call(
@@ -787,18 +794,17 @@ class EvalAgentTest(TestCase):
         return None
 
     def _play_all(self, ctx: Context) -> tuple[list[Any], int, dict[str, int], str, str | None]:
-        rng = random.Random(self.seed)
         results = []
         timeouts = 0
         problems: dict[str, int] = {}
         outputs: list[str] = []
         last_worker = None
         stopped = None
-        for _ in range(self.num_games):
+        for game in range(self.num_games):
             worker = ctx.pool.get()
             worker.mark_output()
             # A new worker (the first, or one replacing a dead one) builds the agent afresh.
-            result, timed_out = self._play_one(ctx, worker, worker is not last_worker, rng)
+            result, timed_out = self._play_one(ctx, worker, worker is not last_worker, game)
             last_worker = worker
             results.append(result)
             timeouts += timed_out
@@ -813,9 +819,10 @@ class EvalAgentTest(TestCase):
             stopped = None
         return results, timeouts, problems, "".join(outputs), stopped
 
-    def _play_one(
-        self, ctx: Context, worker: Any, start_new: bool, rng: random.Random
-    ) -> tuple[Any, bool]:
+    def _play_one(self, ctx: Context, worker: Any, start_new: bool, game: int) -> tuple[Any, bool]:
+        """Game ``game`` of the test, seeded ``randomSeed + game``: the student's agent plays
+        from ``worker`` with its own stream, the ghosts here with streams derived from the
+        run's secret (:mod:`pacman.seeding`), which the worker is never told."""
         from pacman.game import Game
         from pacman.ghosts import GHOST_TYPES
         from pacman.state import GameState
@@ -826,6 +833,10 @@ class EvalAgentTest(TestCase):
 
         class Remote:
             index = 0
+            agent_seed: int | None = None
+
+            def use_game_seed(self, seed: int) -> None:
+                self.agent_seed = seed
 
             def register_initial_state(self, state: Any) -> None:
                 channel.call(
@@ -837,7 +848,7 @@ class EvalAgentTest(TestCase):
                     agent=test.agent,
                     kwargs=test.kwargs,
                     new_agent=start_new,
-                    seed=test.seed if start_new else None,
+                    agent_seed=self.agent_seed,
                     record=False,
                 )
 
@@ -847,10 +858,17 @@ class EvalAgentTest(TestCase):
             def final(self, state: Any) -> None:
                 channel.call("game_end", "final", moves=moves.take())
 
-        ghosts = [GHOST_TYPES[name](*args, **kwargs, rng=rng) for name, args, kwargs in self.ghosts]
+        ghosts = [GHOST_TYPES[name](*args, **kwargs) for name, args, kwargs in self.ghosts]
         state = GameState.initial(self.layout, len(self.ghosts))
         pacman = type(self.agent, (Remote,), {})()
-        game = Game(state, [pacman, *ghosts], observers=[moves], catch_exceptions=True)
+        game = Game(
+            state,
+            [pacman, *ghosts],
+            observers=[moves],
+            catch_exceptions=True,
+            seed=self.seed + game,
+            secret=ctx.game_secret,
+        )
         result = game.run()
         failure = channel.failure
         if failure is not None:

@@ -35,6 +35,7 @@ from pacman.grading.sandbox import (
     WorkerTimeout,
 )
 from pacman.grading.testfile import TestFile, TestFileError, read_test_file
+from pacman.seeding import new_secret
 
 QUESTION_KINDS = ("PassAllTestsQuestion", "PartialCreditQuestion", "NumberPassedQuestion")
 
@@ -240,8 +241,13 @@ def grade(
     on_question: Callable[[Question, QuestionResult], None] | None = None,
     on_start: Callable[[str | None, str], None] | None = None,
     first_worker: Worker | None = None,
+    game_secret: str | None = None,
 ) -> RunResult:
     """Run every test of ``questions`` against the code ``config`` describes.
+
+    ``game_secret`` is what the ghosts of graded games draw with (:mod:`pacman.seeding`):
+    a fresh one for this run unless given (a Gradescope bundle keeps one, so a regrade
+    repeats).
 
     ``on_start`` hears, before the first question, why the student's files do not
     import (None when they do) and what they printed meanwhile; ``on_question`` hears
@@ -260,7 +266,8 @@ def grade(
     pool = WorkerPool(config)
     if first_worker is not None:
         pool.adopt(first_worker)
-    ctx = Context(pool, config.limits, Budget(budget_seconds))
+    secret = new_secret() if game_secret is None else game_secret
+    ctx = Context(pool, config.limits, Budget(budget_seconds), game_secret=secret)
     everything = [(q, test, path) for q in questions for test, path in q.tests]
     order = sorted(range(len(everything)), key=lambda i: -everything[i][1].cost())
     # A question all of whose tests must pass is lost once one test ran out of time:

@@ -45,6 +45,9 @@ class GradingOptions:
     mute: bool = False
     question: str | None = None
     jobs: int = 1
+    #: The ghosts' secret for graded games (:mod:`pacman.seeding`); a batch gives all its
+    #: submissions one, so they play the same games. None: a fresh one per submission.
+    game_secret: str | None = None
 
 
 @dataclass(frozen=True)
@@ -219,7 +222,7 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
         try:
             # Each worker proves its walls before the student's code is imported; where it
             # cannot (a Dask worker may offer less than the grader's machine), SandboxError.
-            run = grade(questions, config, jobs=options.jobs)
+            run = grade(questions, config, jobs=options.jobs, game_secret=options.game_secret)
         except Exception as error:  # the grader's trouble must not stop a batch
             reason = untrusted.line(error)
             return _zero_record(task, questions, f"not graded on {socket.gethostname()}: {reason}")

@@ -339,11 +339,11 @@ class Worker:
             self.agent = self.build(request["agent"], request["kwargs"])
         if request.get("seed") is not None:
             random.seed(request["seed"])
-        if request.get("game_seed") is not None:
-            from pacman.game import seed_game
+        if request.get("agent_seed") is not None:
+            from pacman.seeding import seed_agent
 
-            # As the runner seeds an in-process game (after building, before registering).
-            seed_game([self.agent], int(request["game_seed"]))
+            # As a game seeds an in-process agent (after building, before registering).
+            seed_agent(self.agent, int(request["agent_seed"]))
         from pacman.agent import hook
 
         register = hook(self.agent, "register_initial_state", "registerInitialState")
