@@ -8,6 +8,9 @@ from grading_submissions import AFTER_IMPORTS, apply_changes, submission_folder
 from test_searchtree import LECTURE_FIELDS
 
 from pacman.grading import main, untrusted
+from pacman.grading.gradescope import gradescope_results
+from pacman.grading.kinds import TestResult
+from pacman.grading.runner import QuestionResult, RunResult
 from pacman.grading.tree_report import DRAWN_CALLS, failure_data, report_name, report_page
 from pacman.view.html import embedded_data
 
@@ -126,4 +129,33 @@ def test_reports_from_a_relative_test_directory_are_named_by_question(
     assert sorted(path.name for path in (work / "reports").iterdir()) == ["q3-5-sequence.html"]
     assert capsys.readouterr().out.splitlines()[-1] == (
         "*** HTML report for ../suite/q3/5-sequence.test: reports/q3-5-sequence.html"
+    )
+
+
+def _run_of(points: dict[str, tuple[float, int]]) -> RunResult:
+    questions = [
+        QuestionResult(name, got, most, [TestResult(f"test_cases/{name}/1-a.test", got == most)])
+        for name, (got, most) in points.items()
+    ]
+    return RunResult(questions, 1.0, "process", {"separate_uid": True, "uid": 2100000001})
+
+
+def test_the_visible_output_tells_nothing_of_hidden_questions():
+    run = _run_of({"q2": (5, 5), "q3": (0, 5), "q4": (5, 5), "q5": (5, 10)})
+    config = {"hidden": ["q4", "q3/1-a"], "hidden_visibility": "after_due_date"}
+    results = gradescope_results(run, None, config, mute=False)
+    assert results["output"] == (
+        "Total of the visible questions: 10/15 (isolation: process, uid 2100000001)\n"
+        "The results of 2 more questions appear after the due date."
+    )
+    hidden = {t["name"] for t in results["tests"] if t["visibility"] != "visible"}
+    assert hidden == {"Question q3", "q3/1-a", "Question q4", "q4/1-a"}
+    config = {"hidden": ["q5"], "hidden_visibility": "hidden"}
+    assert gradescope_results(run, "weak", config, mute=False)["output"] == (
+        "weak\nTotal of the visible questions: 10/15 (isolation: process, uid 2100000001)\n"
+        "The results of 1 more question are for the course staff only."
+    )
+    # Nothing hidden: CS188's total, as before.
+    assert gradescope_results(run, None, {}, mute=False)["output"] == (
+        "Total: 15/25 (isolation: process, uid 2100000001)"
     )

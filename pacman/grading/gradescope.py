@@ -228,6 +228,34 @@ def _visibility(hidden: set[str], names: Sequence[str], when: str) -> str:
     return when if any(name in hidden for name in names) else "visible"
 
 
+#: What the visible output says of hidden questions' results, by their visibility.
+_LATER = {
+    "after_published": "appear when the grades are published",
+    "after_due_date": "appear after the due date",
+    "hidden": "are for the course staff only",
+}
+
+
+def _visible_output(run: Any, held_back: list[Any], when: str, mute: bool) -> str:
+    """The output every student sees at once when some questions are hidden: the import's
+    report and the total over the visible questions, as their points would tell nothing of
+    the hidden ones; then how many questions are held back and when they appear."""
+    from pacman.grading.report import import_report, protection_summary
+
+    shown = [q for q in run.questions if q not in held_back]
+    points = sum(q.points for q in shown)
+    most = sum(q.max_points for q in shown)
+    more = f"{len(held_back)} more question{'' if len(held_back) == 1 else 's'}"
+    return "\n".join(
+        [
+            *import_report(run.load_error, run.import_output, mute),
+            f"Total of the visible questions: {points:g}/{most} "
+            f"(isolation: {protection_summary(run)})",
+            f"The results of {more} {_LATER.get(when, _LATER['hidden'])}.",
+        ]
+    )
+
+
 def gradescope_results(
     run: Any, warning: str | None, config: dict[str, Any], mute: bool
 ) -> dict[str, Any]:
@@ -243,12 +271,15 @@ def gradescope_results(
     hidden = set(config.get("hidden", []))
     when = config.get("hidden_visibility", "after_published")
     tests: list[dict[str, Any]] = []
+    held_back = []
     for number, question in enumerate(run.questions, start=1):
         names = [
             f"{question.name}/{os.path.splitext(os.path.basename(r.path))[0]}"
             for r in question.tests
         ]
         shown_as = _visibility(hidden, [question.name, *names], when)
+        if shown_as != "visible":
+            held_back.append(question)
         passed = sum(1 for r in question.tests if r.passed)
         tests.append(
             {
@@ -275,7 +306,9 @@ def gradescope_results(
                     "visibility": _visibility(hidden, [question.name, name], when),
                 }
             )
-    output = base["output"] if warning is None else f"{warning}\n{base['output']}"
+    output = base["output"] if not held_back else _visible_output(run, held_back, when, mute)
+    if warning is not None:
+        output = f"{warning}\n{output}"
     results: dict[str, Any] = {
         "score": run.total,
         "execution_time": base["execution_time"],
