@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import html
+import json
 from pathlib import Path
 
 from grading_submissions import AFTER_IMPORTS, apply_changes, submission_folder
+from test_marks import play
 from test_searchtree import LECTURE_FIELDS
 
+from agents import GreedyAgent
+from pacman.ghosts import RandomGhost
 from pacman.grading import main, untrusted
 from pacman.grading.gradescope import gradescope_results
-from pacman.grading.kinds import TestResult
+from pacman.grading.kinds import TestResult, worker_problem
+from pacman.grading.leaderboard import write_leaderboard
 from pacman.grading.runner import QuestionResult, RunResult
+from pacman.grading.sandbox import WorkerTimeout
 from pacman.grading.tree_report import DRAWN_CALLS, failure_data, report_name, report_page
+from pacman.layout import load_layout
+from pacman.runner import game_record
+from pacman.state import GameState
 from pacman.view.html import embedded_data
+from pacman.view.html_replay import HtmlReplay, ending, write_replay
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -159,3 +170,82 @@ def test_the_visible_output_tells_nothing_of_hidden_questions():
     assert gradescope_results(run, None, {}, mute=False)["output"] == (
         "Total: 15/25 (isolation: process, uid 2100000001)"
     )
+
+
+def _timed_out_record() -> dict:
+    """A game of 4 moves, recorded as the grader records a game its agent timed out in."""
+    layout = load_layout("minimaxClassic")
+    result = play(GameState.initial(layout, 1), [GreedyAgent(), RandomGhost(1)],
+                  max_moves=2, seed=1)  # fmt: skip
+    record = game_record(result, layout, 1)
+    record.update(
+        truncated=False,
+        crash=worker_problem(WorkerTimeout("the 1 s of CPU time was used up before getAction")),
+        game=1,
+    )
+    return record
+
+
+def _live_crash(**limits: float) -> str:
+    """The crash reason of a game whose time limit (0 s: any move is over it) ends it."""
+    state = GameState.initial(load_layout("minimaxClassic"), 1)
+    result = play(state, [GreedyAgent(), RandomGhost(1)], seed=1, catch_exceptions=True, **limits)
+    assert result.crashed
+    return result.crash
+
+
+def test_a_game_a_time_limit_ended_is_said_to_have_timed_out(tmp_path):
+    per_move, per_game = _live_crash(move_timeout=0.0), _live_crash(game_timeout=0.0)
+    assert per_move.startswith("Pac-Man (GreedyAgent) timed out on move 1: ")
+    assert per_game.startswith("Pac-Man (GreedyAgent) ran out of time on move 1: ")
+    sandboxed = "Pac-Man (SandboxedAgent) crashed on move 3: timed out in its sandbox: 1 s"
+    for reason in (per_move, per_game, sandboxed, _timed_out_record()["crash"]):
+        assert ending(False, False, reason) == "timed out", reason
+    # The agent's own words come after the leading clauses: they never make a timeout.
+    for reason in (
+        "Pac-Man (X) crashed on move 3: TimeoutError: timed out",
+        "Error in your code: ValueError: ran out of time",
+    ):
+        assert ending(False, False, reason) == "crash"
+    assert [ending(True, False, None), ending(False, True, None), ending(False, False, None)] == [
+        "win", "lose", "stop",
+    ]  # fmt: skip
+    # A live game's page, and a record's page (which replays to its last move and stops there).
+    out = tmp_path / "live.html"
+    state = GameState.initial(load_layout("minimaxClassic"), 1)
+    play(state, [GreedyAgent(), RandomGhost(1)], seed=1, move_timeout=0.0,
+         catch_exceptions=True, observers=[HtmlReplay(out)])  # fmt: skip
+    assert embedded_data(out.read_text(), "replay-data")["end"] == "timed out"
+    page = write_replay(_timed_out_record(), tmp_path / "record.html")
+    assert embedded_data(page.read_text(), "replay-data")["end"] == "timed out"
+    untimed = {**_timed_out_record(), "crash": None, "truncated": True}
+    page = write_replay(untimed, tmp_path / "cut.html")
+    assert embedded_data(page.read_text(), "replay-data")["end"] == "stop"
+
+
+def test_the_leaderboard_note_says_why_games_ended_early(tmp_path):
+    timed_out = _timed_out_record()
+    won = {**timed_out, "crash": None, "score": 500.0}
+    games = {"games": 2, "wins": 0, "scores": [500.0, timed_out["score"]], "crashes": 0,
+             "timeouts": 1, "best": won, "worst": timed_out}  # fmt: skip
+    tests = [{"test": "t", "passed": False, "report": "", "games": games}]
+    both = {**games, "best": timed_out, "scores": [timed_out["score"]] * 2}
+    records = [
+        {"submission": "slow", "error": None, "questions": {"q5": {"tests": tests}}},
+        {"submission": "broken", "error": "does not import", "questions": {}},
+        {"submission": "slower", "error": None,
+         "questions": {"q5": {"tests": [{**tests[0], "games": both}]}}},
+    ]  # fmt: skip
+    write_leaderboard(records, str(tmp_path / "grades"))
+    data = json.loads((tmp_path / "grades-leaderboard.json").read_text())
+    reason = timed_out["crash"]
+    assert {row["submission"]: row["note"] for row in data["submissions"]} == {
+        "slow": f"worst game: {reason}",
+        "slower": f"best and worst games: {reason}",
+        "broken": "does not import",
+    }
+    page = (tmp_path / "grades-leaderboard.html").read_text()
+    assert f"<td>worst game: {html.escape(reason)}</td></tr>" in page
+    slow = next(row for row in data["submissions"] if row["submission"] == "slow")
+    replay_page = tmp_path / slow["replays"]["worst"]["html"]
+    assert embedded_data(replay_page.read_text(), "replay-data")["end"] == "timed out"
