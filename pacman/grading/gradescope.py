@@ -132,14 +132,16 @@ def _test_name(test: Any) -> str:
 
 
 def build_wheel(folder: str) -> str:
-    """The project as a wheel in ``folder`` (``pip wheel --no-deps``); returns its path."""
+    """The project as a wheel in ``folder``; returns its path.
+
+    From a checkout (an editable install, or run from the source) it is built with
+    ``pip wheel --no-deps``; a grader installed from a wheel (``pip install ".[pygame]"``)
+    packs the installed distribution again, file for file (:func:`pack_installed`).
+    """
     from pacman.grading.sandbox import PROJECT_ROOT
 
     if not os.path.isfile(os.path.join(PROJECT_ROOT, "pyproject.toml")):
-        raise UsageError(
-            f"--gradescope-bundle: the project's source is not at {PROJECT_ROOT} (no "
-            "pyproject.toml); make the bundle from a checkout of the project"
-        )
+        return pack_installed(folder, PROJECT_ROOT)
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", folder, PROJECT_ROOT]
     done = subprocess.run(command, capture_output=True, text=True)
     wheels = [name for name in os.listdir(folder) if name.endswith(".whl")]
@@ -148,6 +150,74 @@ def build_wheel(folder: str) -> str:
         reason = said[-1] if said else f"exit status {done.returncode}"
         raise UsageError(f"--gradescope-bundle: building the wheel failed: {reason}")
     return os.path.join(folder, wheels[0])
+
+
+#: The project's distribution name (pyproject.toml's ``name``).
+DISTRIBUTION = "pacman-multiagent"
+#: What an installer adds to a dist-info folder: they describe one installation, not the
+#: project (RECORD is written anew for the packed files).
+_INSTALLER_FILES = frozenset({"INSTALLER", "REQUESTED", "direct_url.json", "RECORD"})
+
+
+def pack_installed(folder: str, root: str) -> str:
+    """The installed distribution whose package is under ``root`` as a wheel in ``folder``:
+    every file its RECORD lists inside ``root`` (not the console script an installer wrote
+    elsewhere, nor byte code), with its metadata and a RECORD of their hashes."""
+    import base64
+    import hashlib
+    from importlib import metadata
+
+    checkout_hint = (
+        "make the bundle from a checkout of the project (pip install -e CHECKOUT, then "
+        "pacman autograde --gradescope-bundle ZIP)"
+    )
+    try:
+        dist = metadata.distribution(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        dist = None
+    files = (dist.files if dist is not None else None) or []
+    # The dist-info folder, as the installed copy names it; and it must be the running copy.
+    info = next((e.parent.as_posix() for e in files if e.name == "METADATA"), None)
+    running = os.path.realpath(os.path.join(root, "pacman", "__init__.py"))
+    if (
+        dist is None
+        or info is None
+        or os.path.realpath(dist.locate_file("pacman/__init__.py")) != running
+    ):
+        raise UsageError(
+            f"--gradescope-bundle: the grader at {root} is neither a checkout (no "
+            f"pyproject.toml) nor an installed {DISTRIBUTION} with a RECORD; {checkout_hint}"
+        )
+    wheel_text = dist.read_text("WHEEL") or ""
+    tags = [
+        line.split(":", 1)[1].strip() for line in wheel_text.splitlines() if line.startswith("Tag:")
+    ]
+    name = f"{info.removesuffix('.dist-info')}-{'.'.join(tags) or 'py3-none-any'}.whl"
+    record = []
+    target = os.path.join(folder, name)
+    with zipfile.ZipFile(target, "w") as archive:
+        for entry in sorted(files, key=str):
+            path = entry.as_posix()
+            if (
+                path.startswith(("../", "/"))
+                or "__pycache__/" in path
+                or path.endswith(".pyc")
+                or (path.startswith(info + "/") and entry.name in _INSTALLER_FILES)
+            ):
+                continue
+            try:
+                data = entry.read_binary()
+            except OSError as error:
+                raise UsageError(
+                    f"--gradescope-bundle: cannot read the installed {path} "
+                    f"({error.strerror}); {checkout_hint}"
+                ) from None
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            record.append(f"{path},sha256={digest.decode()},{len(data)}\n")
+            _add(archive, path, data)
+        record.append(f"{info}/RECORD,,\n")
+        _add(archive, f"{info}/RECORD", "".join(record).encode())
+    return target
 
 
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
