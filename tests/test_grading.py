@@ -113,10 +113,9 @@ def test_project_suite_full_marks_for_the_project_agents(capsys, monkeypatch):
 # ------------------------------------------------------------------------------ chance questions
 
 CHANCE_STYLE = FIXTURES / "chance_style" / "multiAgents.py"
-UNIFORM_MISTAKE = (
-    "your move and generated states are exactly those of chance {nodes} averaged uniformly "
-    "where the test gives probabilities"
-)
+#: Named alone, or among the mistakes the evidence fits equally (on these trees, ghosts as MAX
+#: or every ghost a chance layer often choose the same move).
+UNIFORM_MISTAKE = "chance {nodes} averaged uniformly where the test gives probabilities"
 
 
 def grade_project_question(capsys, monkeypatch, code: Path, question: str) -> str:
@@ -132,7 +131,7 @@ def test_weighted_questions_full_marks_for_a_cs188_style_file(capsys, monkeypatc
     assert last_line(out) == "Total: 3/3" and "*** FAIL" not in out
 
 
-@pytest.mark.parametrize(("question", "tests", "nodes"), [("q6", 4, "nodes"), ("q7", 3, "layers")])
+@pytest.mark.parametrize(("question", "tests", "nodes"), [("q6", 4, "nodes"), ("q7", 4, "layers")])
 def test_averaging_uniformly_where_the_test_gives_probabilities_is_caught_and_named(
     capsys, monkeypatch, tmp_path, question, tests, nodes
 ):
@@ -148,7 +147,9 @@ def test_averaging_uniformly_where_the_test_gives_probabilities_is_caught_and_na
     out = grade_project_question(capsys, monkeypatch, tmp_path, question)
     assert last_line(out) == "Total: 0/3"
     assert out.count("*** FAIL") == tests
-    assert out.count(UNIFORM_MISTAKE.format(nodes=nodes)) == tests
+    diagnoses = [line for line in out.splitlines() if "Diagnosis: your move and generated" in line]
+    assert len(diagnoses) == tests
+    assert all(UNIFORM_MISTAKE.format(nodes=nodes) in line for line in diagnoses)
 
 
 def test_an_agent_without_a_ghost_model_argument_is_told_what_the_test_passes(capsys, monkeypatch):
@@ -204,13 +205,16 @@ def test_broken_submissions_lose_the_right_question(capsys, tmp_path):
     )
     assert "First departure: your search never generated C (reached from min2 by Right)" in ab
     depth = reports(data, "broken_depth_per_agent", "q2")
-    assert "exactly those of depth counted per agent move instead of per round" in depth
+    # Named alone, or with a mistake that fits the evidence equally (one round too shallow).
+    assert "Diagnosis: your move and generated states" in depth
+    assert "depth counted per agent move instead of per round" in depth
     assert "Diagnosis: your search asked for the score of a state that is neither" in depth
     expecti = reports(data, "broken_expectimax_min", "q4")
     assert "exactly those of ghosts taking the minimum (minimax) instead of the average" in expecti
     assert "    Student move: Left\n***         Optimal move: Right" in expecti
     ghost = reports(data, "broken_ghost_max", "q2")
-    assert "exactly those of ghosts treated as MAX (every agent maximising)" in ghost
+    assert "Diagnosis: your move and generated states" in ghost
+    assert "ghosts treated as MAX (every agent maximising)" in ghost
 
 
 def test_sequence_compare_shows_where_the_expansions_part(capsys, monkeypatch, tmp_path):

@@ -19,6 +19,8 @@ from pathlib import Path
 from grading_submissions import HONEST, apply_changes
 
 from pacman.runner import load_record, replay
+from pacman.view.html import embedded_data
+from pacman.view.html_replay import ending
 
 REPO = Path(__file__).resolve().parents[1]
 ANCHOR = "return self.value(gameState, 0, 0)[1]"
@@ -107,6 +109,16 @@ def test_five_submissions_ranked_by_the_same_seeded_games(tmp_path):
     assert (by_name["sleeper"]["timeouts"], by_name["sleeper"]["crashes"]) == (2, 0)
     assert (by_name["crasher"]["crashes"], by_name["crasher"]["timeouts"]) == (2, 0)
     assert all(r["games"] == 2 and r["error"] == "" for r in rows)
+    # Both games of each failed at once (score 0): the first is the best and the worst game.
+    notes = {r["submission"]: r["note"] for r in rows}
+    assert notes["crasher"].startswith(
+        "best and worst games: Error in your code: ExpectimaxAgent.getAction: ZeroDivisionError"
+    )
+    sleeper = notes["sleeper"].removeprefix("best and worst games: ")
+    assert sleeper != notes["sleeper"] and ending(False, False, sleeper) == "timed out"
+    for name, end in (("crasher", "crash"), ("sleeper", "timed out"), ("weak", "lose")):
+        page = (prefix.parent / by_name[name]["replays"]["worst"]["html"]).read_text()
+        assert embedded_data(page, "replay-data")["end"] == end
 
     with open(base + ".csv", newline="") as handle:
         table = list(csv.reader(handle))

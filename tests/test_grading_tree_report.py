@@ -62,7 +62,7 @@ def test_the_autograder_writes_the_report_beside_the_text(capsys, monkeypatch, t
     )
     out = capsys.readouterr().out
     assert code == 0
-    page = reports / "test_cases-q3-5-sequence.html"
+    page = reports / "q3-5-sequence.html"
     assert out.splitlines()[-1] == f"*** HTML report for test_cases/q3/5-sequence.test: {page}"
     tree = embedded_data(page.read_text(encoding="utf-8"), "tree-data")
     # The student prunes at m2 on C = alpha: D never generated, then root East m3 comes early.

@@ -5,7 +5,8 @@ handful of classic wrong ones (ghosts as MAX, depth counted per move instead of
 per round, pruning on equality, expectimax taking the minimum, depth off by
 one, chance nodes averaged uniformly where the test gives probabilities, MIN
 and chance layers mixed up). When a submission's move and generated states
-match one of the wrong ones, the report names that mistake.
+match one of the wrong ones, the report names that mistake; when they match several
+equally, it names them all.
 """
 
 from __future__ import annotations
@@ -257,14 +258,36 @@ def diagnose(
             states.append(variant.description)
         elif v_action == action:
             moves.append(variant.description)
-    if both:
-        return [f"Diagnosis: your move and generated states are exactly those of {both[0]}."]
-    if states:
-        return [f"Diagnosis: your generated states are exactly those of {states[0]}."]
-    if moves and generated == right_generated:
-        # A move alone is weak evidence; it explains the failure only when the expansion was right.
-        return [f"Diagnosis: your move is the one chosen by {moves[0]}."]
+    if generated != right_generated:
+        # A move alone is weak evidence; it explains the failure only when the states were right.
+        moves = []
+    for found, (one, several) in zip((both, states, moves), _SENTENCES, strict=True):
+        if found:
+            return [_naming(found, one, several)]
     return []
+
+
+#: What the evidence is, for one mistake and for several: the move and the states, the states
+#: alone, the move alone.
+_SENTENCES = (
+    (
+        "your move and generated states are exactly those of",
+        "your move and generated states fit any of {n} mistakes, each giving exactly them:",
+    ),
+    (
+        "your generated states are exactly those of",
+        "your generated states fit any of {n} mistakes, each generating exactly them:",
+    ),
+    ("your move is the one chosen by", "your move is chosen by any of {n} mistakes:"),
+)
+
+
+def _naming(mistakes: list[str], one: str, several: str) -> str:
+    """The diagnosis sentence: the one mistake the evidence fits, or every one it fits equally
+    (naming only the first would blame a mistake the student may not have made)."""
+    if len(mistakes) == 1:
+        return f"Diagnosis: {one} {mistakes[0]}."
+    return f"Diagnosis: {several.format(n=len(mistakes))} {'; '.join(mistakes)}."
 
 
 UNSCORABLE_HINT = (

@@ -133,14 +133,16 @@ def _test_name(test: Any) -> str:
 
 
 def build_wheel(folder: str) -> str:
-    """The project as a wheel in ``folder`` (``pip wheel --no-deps``); returns its path."""
+    """The project as a wheel in ``folder``; returns its path.
+
+    From a checkout (an editable install, or run from the source) it is built with
+    ``pip wheel --no-deps``; a grader installed from a wheel (``pip install ".[pygame]"``)
+    packs the installed distribution again, file for file (:func:`pack_installed`).
+    """
     from pacman.grading.sandbox import PROJECT_ROOT
 
     if not os.path.isfile(os.path.join(PROJECT_ROOT, "pyproject.toml")):
-        raise UsageError(
-            f"--gradescope-bundle: the project's source is not at {PROJECT_ROOT} (no "
-            "pyproject.toml); make the bundle from a checkout of the project"
-        )
+        return pack_installed(folder, PROJECT_ROOT)
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", folder, PROJECT_ROOT]
     done = subprocess.run(command, capture_output=True, text=True)
     wheels = [name for name in os.listdir(folder) if name.endswith(".whl")]
@@ -149,6 +151,74 @@ def build_wheel(folder: str) -> str:
         reason = said[-1] if said else f"exit status {done.returncode}"
         raise UsageError(f"--gradescope-bundle: building the wheel failed: {reason}")
     return os.path.join(folder, wheels[0])
+
+
+#: The project's distribution name (pyproject.toml's ``name``).
+DISTRIBUTION = "pacman-multiagent"
+#: What an installer adds to a dist-info folder: they describe one installation, not the
+#: project (RECORD is written anew for the packed files).
+_INSTALLER_FILES = frozenset({"INSTALLER", "REQUESTED", "direct_url.json", "RECORD"})
+
+
+def pack_installed(folder: str, root: str) -> str:
+    """The installed distribution whose package is under ``root`` as a wheel in ``folder``:
+    every file its RECORD lists inside ``root`` (not the console script an installer wrote
+    elsewhere, nor byte code), with its metadata and a RECORD of their hashes."""
+    import base64
+    import hashlib
+    from importlib import metadata
+
+    checkout_hint = (
+        "make the bundle from a checkout of the project (pip install -e CHECKOUT, then "
+        "pacman autograde --gradescope-bundle ZIP)"
+    )
+    try:
+        dist = metadata.distribution(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        dist = None
+    files = (dist.files if dist is not None else None) or []
+    # The dist-info folder, as the installed copy names it; and it must be the running copy.
+    info = next((e.parent.as_posix() for e in files if e.name == "METADATA"), None)
+    running = os.path.realpath(os.path.join(root, "pacman", "__init__.py"))
+    if (
+        dist is None
+        or info is None
+        or os.path.realpath(dist.locate_file("pacman/__init__.py")) != running
+    ):
+        raise UsageError(
+            f"--gradescope-bundle: the grader at {root} is neither a checkout (no "
+            f"pyproject.toml) nor an installed {DISTRIBUTION} with a RECORD; {checkout_hint}"
+        )
+    wheel_text = dist.read_text("WHEEL") or ""
+    tags = [
+        line.split(":", 1)[1].strip() for line in wheel_text.splitlines() if line.startswith("Tag:")
+    ]
+    name = f"{info.removesuffix('.dist-info')}-{'.'.join(tags) or 'py3-none-any'}.whl"
+    record = []
+    target = os.path.join(folder, name)
+    with zipfile.ZipFile(target, "w") as archive:
+        for entry in sorted(files, key=str):
+            path = entry.as_posix()
+            if (
+                path.startswith(("../", "/"))
+                or "__pycache__/" in path
+                or path.endswith(".pyc")
+                or (path.startswith(info + "/") and entry.name in _INSTALLER_FILES)
+            ):
+                continue
+            try:
+                data = entry.read_binary()
+            except OSError as error:
+                raise UsageError(
+                    f"--gradescope-bundle: cannot read the installed {path} "
+                    f"({error.strerror}); {checkout_hint}"
+                ) from None
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            record.append(f"{path},sha256={digest.decode()},{len(data)}\n")
+            _add(archive, path, data)
+        record.append(f"{info}/RECORD,,\n")
+        _add(archive, f"{info}/RECORD", "".join(record).encode())
+    return target
 
 
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
@@ -231,6 +301,34 @@ def _visibility(hidden: set[str], names: Sequence[str], when: str) -> str:
     return when if any(name in hidden for name in names) else "visible"
 
 
+#: What the visible output says of hidden questions' results, by their visibility.
+_LATER = {
+    "after_published": "appear when the grades are published",
+    "after_due_date": "appear after the due date",
+    "hidden": "are for the course staff only",
+}
+
+
+def _visible_output(run: Any, held_back: list[Any], when: str, mute: bool) -> str:
+    """The output every student sees at once when some questions are hidden: the import's
+    report and the total over the visible questions, as their points would tell nothing of
+    the hidden ones; then how many questions are held back and when they appear."""
+    from pacman.grading.report import import_report, protection_summary
+
+    shown = [q for q in run.questions if q not in held_back]
+    points = sum(q.points for q in shown)
+    most = sum(q.max_points for q in shown)
+    more = f"{len(held_back)} more question{'' if len(held_back) == 1 else 's'}"
+    return "\n".join(
+        [
+            *import_report(run.load_error, run.import_output, mute),
+            f"Total of the visible questions: {points:g}/{most} "
+            f"(isolation: {protection_summary(run)})",
+            f"The results of {more} {_LATER.get(when, _LATER['hidden'])}.",
+        ]
+    )
+
+
 def gradescope_results(
     run: Any, warning: str | None, config: dict[str, Any], mute: bool
 ) -> dict[str, Any]:
@@ -246,12 +344,15 @@ def gradescope_results(
     hidden = set(config.get("hidden", []))
     when = config.get("hidden_visibility", "after_published")
     tests: list[dict[str, Any]] = []
+    held_back = []
     for number, question in enumerate(run.questions, start=1):
         names = [
             f"{question.name}/{os.path.splitext(os.path.basename(r.path))[0]}"
             for r in question.tests
         ]
         shown_as = _visibility(hidden, [question.name, *names], when)
+        if shown_as != "visible":
+            held_back.append(question)
         passed = sum(1 for r in question.tests if r.passed)
         tests.append(
             {
@@ -278,7 +379,9 @@ def gradescope_results(
                     "visibility": _visibility(hidden, [question.name, name], when),
                 }
             )
-    output = base["output"] if warning is None else f"{warning}\n{base['output']}"
+    output = base["output"] if not held_back else _visible_output(run, held_back, when, mute)
+    if warning is not None:
+        output = f"{warning}\n{output}"
     results: dict[str, Any] = {
         "score": run.total,
         "execution_time": base["execution_time"],

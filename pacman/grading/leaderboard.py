@@ -48,6 +48,15 @@ def game_totals(tests: Iterable[Any]) -> dict[str, Any]:
     return totals
 
 
+def failed_games_note(totals: dict[str, Any]) -> str:
+    """Why the best and worst games ended early, as their records say (``worst game: Your
+    code timed out: ...``); empty when neither crashed nor timed out."""
+    reasons = {kind: (totals[kind] or {}).get("crash") for kind in ("best", "worst")}
+    if reasons["best"] and reasons["best"] == reasons["worst"]:
+        return f"best and worst games: {reasons['best']}"
+    return "; ".join(f"{kind} game: {reason}" for kind, reason in reasons.items() if reason)
+
+
 def rank(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per graded submission (its grades.json record), best first."""
     rows = []
@@ -63,6 +72,7 @@ def rank(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "crashes": totals["crashes"],
                 "timeouts": totals["timeouts"],
                 "error": record.get("error") or "",
+                "note": record.get("error") or failed_games_note(totals),
                 "best": totals["best"],
                 "worst": totals["worst"],
             }
@@ -118,6 +128,7 @@ def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
         "submissions": [
             {
                 **{c: row[c] for c in COLUMNS},
+                "note": row["note"],
                 "replays": {
                     kind: {
                         "record": os.path.relpath(record, os.path.dirname(base) or "."),
@@ -185,7 +196,7 @@ def _page(
             )
             + replay(place, "best", row)
             + replay(place, "worst", row)
-            + cell(row["error"])
+            + cell(row["note"])
             + "</tr>"
         )
     return (

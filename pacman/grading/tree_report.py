@@ -20,8 +20,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pacman.errors import PacmanError
+from pacman.grading import untrusted
 
-__all__ = ["failure_data", "report_page", "write_reports"]
+__all__ = ["DRAWN_CALLS", "failure_data", "report_name", "report_page", "write_reports"]
+
+#: The student's successor calls a report draws at most (also at most
+#: :data:`untrusted.REPORT_CHARS` characters of their names): each becomes a node, and a
+#: padded reply of 130,000 forged calls would otherwise make a page of 24 MB per test.
+DRAWN_CALLS = 1_000
+
+
+def _tree_names(fields: Mapping[str, str]) -> set[str]:
+    """Every state the test's tree names; the expected tree's states are among them."""
+    from pacman.gametree import GameTree
+
+    tree = GameTree.from_fields(fields)
+    names = {tree.start.name, *tree.moves}
+    for moves in tree.moves.values():
+        names.update(moves.values())
+    return names
 
 
 def failure_data(
@@ -33,15 +50,31 @@ def failure_data(
     gold_action: str,
     messages: Sequence[str],
 ) -> dict[str, Any]:
-    """What a failed GraphGameTreeTest keeps for its HTML report (plain, picklable data)."""
+    """What a failed GraphGameTreeTest keeps for its HTML report (plain, picklable data).
+
+    Bounded whatever the submission sent: the first calls to draw (:data:`DRAWN_CALLS`, and
+    :data:`untrusted.REPORT_CHARS` characters), how many there were, which of the tree's own
+    states the whole search generated (for the faded nodes) and the diagnosis.
+    """
+    drawn: list[list[Any]] = []
+    chars = 0
+    for entry in expansions:
+        chars += sum(len(str(part)) for part in entry[1:4])
+        if len(drawn) == DRAWN_CALLS or chars > untrusted.REPORT_CHARS:
+            break
+        drawn.append(list(entry))
+    known = _tree_names(fields)
+    diagnosis = [line for line in messages if line.startswith("Diagnosis")]
     return {
         "fields": {key: value for key, value in fields.items() if key != "diagram"},
         "alg": alg,
         "depth": depth,
         "action": action,
-        "expansions": [list(entry) for entry in expansions],
+        "expansions": drawn,
+        "calls": len(expansions),
+        "reached": sorted({child for e in expansions if (child := str(e[3])) in known}),
         "gold_action": gold_action,
-        "messages": list(messages),
+        "diagnosis": untrusted.cut(" ".join(diagnosis), untrusted.REPORT_CHARS),
     }
 
 
@@ -51,25 +84,14 @@ def _call(entry: Sequence[Any] | None) -> str:
     return f"{entry[0]} {entry[1]} {entry[2]}"
 
 
-def report_page(data: Mapping[str, Any], title: str) -> str:
-    """The HTML report for one failed tree test (``data`` from :func:`failure_data`)."""
-    import agents
-    from pacman.gametree import GameTree
-    from pacman.searchtree import MAX, MIN, TreeNode, observe
-    from pacman.view.html_tree import tree_page
+def _student_overlay(expected: Any, data: Mapping[str, Any]) -> dict[str, Any]:
+    """Marks and notes over ``expected`` (its nodes grow by the student's extra states)."""
+    from pacman.searchtree import MAX, MIN, TreeNode
 
-    tree_game = GameTree.from_fields(data["fields"])
-    agent_class = getattr(agents, data["alg"], None)
-    if agent_class is None:
-        raise PacmanError(f"{title}: no reference agent {data['alg']!r} to draw the expected tree")
-    expected = observe(agent_class(depth=data["depth"]), tree_game.start, title=title)
     nodes = expected.nodes
-    # The correct calls (parent, action, child) in order, and the student's.
-    gold = [(str(nodes[n.parent].state), n.action, str(n.state)) for n in nodes[1:]]
     mine = [(str(e[2]), str(e[1]), str(e[3])) for e in data["expansions"]]
-    generated = {str(tree_game.start)} | {child for _, _, child in mine}
+    generated = {str(nodes[0].state), *data["reached"]}
     names = {str(node.state): node.id for node in nodes}
-
     marks: dict[str, list[int]] = {"missing": [], "extra": [], "diverge": []}
     notes: dict[int, str] = {}
     for node in nodes[1:]:
@@ -89,14 +111,39 @@ def report_page(data: Mapping[str, Any], title: str) -> str:
         names[child] = node.id
         marks["extra"].append(node.id)
         notes[node.id] = f"your successor call {number} generated it; the correct search never does"
+    return {"mine": mine, "names": names, "marks": marks, "notes": notes}
 
-    divergence = next(
-        (i for i in range(max(len(gold), len(mine))) if (gold[i : i + 1] != mine[i : i + 1])), None
-    )
+
+def report_page(data: Mapping[str, Any], title: str) -> str:
+    """The HTML report for one failed tree test (``data`` from :func:`failure_data`)."""
+    import agents
+    from pacman.gametree import GameTree
+    from pacman.searchtree import observe
+    from pacman.view.html_tree import tree_page
+
+    tree_game = GameTree.from_fields(data["fields"])
+    agent_class = getattr(agents, data["alg"], None)
+    if agent_class is None:
+        raise PacmanError(f"{title}: no reference agent {data['alg']!r} to draw the expected tree")
+    expected = observe(agent_class(depth=data["depth"]), tree_game.start, title=title)
+    nodes = expected.nodes
+    # The correct calls (parent, action, child) in order; the student's drawn ones.
+    gold = [(str(nodes[n.parent].state), n.action, str(n.state)) for n in nodes[1:]]
+    overlay = _student_overlay(expected, data)
+    mine, marks, notes = overlay["mine"], overlay["marks"], overlay["notes"]
+    cut = data["calls"] - len(mine)
     summary = [
         f"Your move: {data['action']} (expected {data['gold_action']}).",
-        f"Your search made {len(mine)} successor calls; the correct one makes {len(gold)}.",
+        f"Your search made {data['calls']} successor calls; the correct one makes {len(gold)}.",
     ]
+    if cut:
+        summary.append(
+            f"Only your first {len(mine)} calls are drawn: {cut} more were cut (a report draws "
+            f"at most {DRAWN_CALLS} calls and {untrusted.REPORT_CHARS} characters of them)."
+        )
+    # Past the drawn calls the student's are unknown: a divergence is looked for among them.
+    span = len(mine) if cut else max(len(gold), len(mine))
+    divergence = next((i for i in range(span) if gold[i : i + 1] != mine[i : i + 1]), None)
     if divergence is not None:
         want = gold[divergence] if divergence < len(gold) else None
         got = mine[divergence] if divergence < len(mine) else None
@@ -107,16 +154,16 @@ def report_page(data: Mapping[str, Any], title: str) -> str:
         where = []
         if want is not None:
             where.append(divergence + 1)  # node i is the child of correct call i
-        if got is not None and got[2] in names:
-            where.append(names[got[2]])
+        if got is not None and got[2] in overlay["names"]:
+            where.append(overlay["names"][got[2]])
         for node_id in where:
             marks["diverge"].append(node_id)
             notes[node_id] = (
                 f"first divergence, successor call {divergence + 1}: expected {_call(want)}, "
                 f"yours {_call(got)}"
             )
-    diagnosis = [line for line in data["messages"] if line.startswith("Diagnosis")]
-    summary += diagnosis
+    if data["diagnosis"]:
+        summary.append(data["diagnosis"])
     compare = {
         "summary": " ".join(summary),
         "marks": {key: ids for key, ids in marks.items() if ids},
@@ -126,21 +173,36 @@ def report_page(data: Mapping[str, Any], title: str) -> str:
     return tree_page(expected, str, compare=compare)
 
 
+def report_name(question: str, path: str) -> str:
+    """``q3-5-sequence.html``: a page's file name from its question and test file, visible
+    (no leading dot, whatever the test directory: ``../suite`` made ``..-suite-...``) and
+    safe (letters, digits, ``_``, ``.`` and ``-`` only)."""
+    import os
+    import re
+
+    test = os.path.basename(path).removesuffix(".test")
+    stem = re.sub(r"[^\w.]+", "-", f"{question}-{test}").strip(".-")
+    return f"{stem or 'test'}.html"
+
+
 def write_reports(folder: str, run: Any) -> list[str]:
     """One page per failed tree test of ``run`` in ``folder``; the lines that name them."""
     import os
-    import re
 
     from pacman.outputs import write_atomically
 
     lines = []
+    used: set[str] = set()
     for question in run.questions:
         for result in question.tests:
             data = getattr(result, "tree_report", None)
             if data is None:
                 continue
-            stem = re.sub(r"[^\w.-]+", "-", str(result.path).removesuffix(".test")).strip("-")
-            target = os.path.join(folder, f"{stem}.html")
+            name = stem = report_name(question.name, result.path).removesuffix(".html")
+            while name in used:  # "a b.test" and "a-b.test" would share a name
+                name = f"{stem}-{len(used)}"
+            used.add(name)
+            target = os.path.join(folder, f"{name}.html")
             try:
                 os.makedirs(folder, exist_ok=True)
                 write_atomically(target, report_page(data, f"FAIL: {result.path}"))

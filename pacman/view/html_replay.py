@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from pacman.game import GameResult
     from pacman.state import GameState
 
-__all__ = ["HtmlReplay", "replay_page"]
+__all__ = ["HtmlReplay", "ending", "replay_page", "write_replay"]
 
 
 def _hex(color: tuple[int, int, int]) -> str:
@@ -40,6 +41,25 @@ def _agents(state: GameState) -> list[list[Any]]:
         x, y = agent.get_position()
         found.append([x, y, agent.get_direction(), agent.scared_timer])
     return found
+
+
+#: A crash reason that says a time limit ended the game: the game's own limits ("Pac-Man
+#: (X) timed out on move 3: ...", "... ran out of time on move 3: ..."), the grader's ("Your
+#: code timed out: ...") or a sandboxed agent's ("... crashed on move 3: timed out in its
+#: sandbox: ..."). Only those leading clauses count: the agent's own error text comes after.
+_TIME_LIMIT = re.compile(r"^(?:[^:]* crashed [^:]*: )?[^:]*\b(?:timed out|ran out of time)\b")
+
+
+def ending(win: bool, lose: bool, crash: str | None) -> str:
+    """How a game ended, as its replay's title says: win, lose, timed out, crash or stop
+    (a move limit, or a record that ends there)."""
+    if win:
+        return "win"
+    if lose:
+        return "lose"
+    if crash:
+        return "timed out" if _TIME_LIMIT.match(crash) else "crash"
+    return "stop"
 
 
 class HtmlReplay:
@@ -67,6 +87,9 @@ class HtmlReplay:
         self._capsules: set[tuple[int, int]] = set()
         self._notes: list[dict[str, Any]] = []
         self._pending: int | None = None
+        #: The game record being replayed (by :func:`write_replay`): a record cut short by a
+        #: crash or a time limit replays to its last move and then stops on its replayer.
+        self.recorded: dict[str, Any] | None = None
 
     def _file(self) -> Path:
         if self._games == 1:
@@ -150,15 +173,10 @@ class HtmlReplay:
     def finish(self, state: GameState, result: GameResult) -> None:
         if self._data is None:
             return
-        self._data["end"] = (
-            "win"
-            if state.is_win()
-            else "lose"
-            if state.is_lose()
-            else "crash"
-            if result.crashed
-            else "stop"
-        )
+        crash = result.crash if result.crashed else None
+        if self.recorded is not None:  # a replayed record: its own end, not the replayer's
+            crash = self.recorded.get("crash")
+        self._data["end"] = ending(state.is_win(), state.is_lose(), crash)
         from pacman.outputs import write_atomically
 
         target = self._file()
@@ -175,6 +193,7 @@ def write_replay(record: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     from pacman.runner import replay
 
     page = HtmlReplay(path, agent_name=record.get("pacman"))
+    page.recorded = record
     replay(record, [page])
     return Path(path)
 
