@@ -73,6 +73,9 @@ def _grade(suite: Path, code: Path) -> tuple[int, str]:
             "--code-directory",
             str(code),
             "--mute",
+            # The same ghosts every run (a greedy agent may dither for ever against others).
+            "--game-secret",
+            "truth",
         ],
         capture_output=True,
         text=True,
