@@ -23,6 +23,7 @@ from pacman.errors import (
     DisplayUnavailable,
     PacmanError,
     UsageError,
+    machine_problem,
 )
 
 #: CS188's long flags: an abbreviation that fits one of these and a newer flag means the CS188 one.
@@ -608,6 +609,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PacmanError as error:
         print(f"pacman: {error}", file=sys.stderr)
         return 1 if isinstance(error, AgentCrashed) else 2
+    except OSError as error:  # the machine's (a full disk): the finished games are kept
+        print(f"pacman: cannot go on: {machine_problem(error)}", file=sys.stderr)
+        return 2
     except Interrupted as stop:  # a signal while the last results were being written
         print("pacman: interrupted", file=sys.stderr)
         return stop.exit_code

@@ -50,6 +50,14 @@ class AgentExited(AgentCrashed):
     """An agent's code called ``sys.exit``: the run stops, naming the agent and the line."""
 
 
+def machine_problem(error: OSError) -> str:
+    """An error of the machine (a full disk, a folder that cannot be made) in one line,
+    naming the path: the user's to fix, not a bug to show a traceback for."""
+    where = error.filename if error.filename is not None else None
+    reason = error.strerror or str(error)
+    return f"{where}: {reason}" if where is not None else reason
+
+
 def run_script(main: Callable[[], object], prog: str) -> NoReturn:
     """Run a script's ``main``: a PacmanError is one line on stderr and exit 2, Ctrl-C 130."""
     try:

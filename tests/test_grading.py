@@ -291,7 +291,7 @@ def test_hostile_submissions_cost_only_their_own_points(capsys, tmp_path):
     assert "Your code's process exited with status 3 (os._exit or a fatal error)." in reports(
         data, "hostile_os_exit", "q2"
     )
-    assert "ExpectimaxAgent.getAction: ran out of memory (limit 512 MB)" in reports(
+    assert "ExpectimaxAgent.getAction: ran out of memory (the limit is 512 MB of" in reports(
         data, "hostile_memory_bomb", "q4"
     )
     fake = reports(data, "hostile_fake_grades", "q2")

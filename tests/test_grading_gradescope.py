@@ -19,8 +19,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from grading_settings import in_setting
 from grading_submissions import BERKELEY, HONEST, MINI, make_mini, submission_text
-from test_grading_attacks import _in_setting
 
 from pacman.grading import main
 from pacman.grading.gradescope import find_files, hidden_names
@@ -186,7 +186,7 @@ def test_bundle_grades_on_gradescope_as_root_and_with_docker_capabilities(arena)
     runs = {}
     for setting in ("root", "docker"):
         for name in texts:
-            runs[f"{name}-{setting}"] = _in_setting(["/autograder/run_autograder"], needed, setting)
+            runs[f"{name}-{setting}"] = in_setting(["/autograder/run_autograder"], needed, setting)
     for run in runs:
         (hand_in / run).mkdir()
         shutil.copy(hand_in / run.split("-")[0] / "multiAgents.py", hand_in / run)

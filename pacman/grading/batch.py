@@ -54,15 +54,20 @@ def submission_folders(root: str) -> list[str]:
 
 
 def make_task(
-    folder: str, names: list[str], suite: dict[str, bytes], options: GradingOptions
+    folder: str,
+    names: list[str],
+    suite: dict[str, bytes],
+    options: GradingOptions,
+    questions: tuple[tuple[str, int], ...] = (),
 ) -> SubmissionTask:
     """The task for one submission folder; unreadable files become the task's error."""
     name = untrusted.name(os.path.basename(folder))  # shown in every report, CSV and JSON
     try:
         files = read_submission(folder, names)
     except SubmissionError as error:
-        return SubmissionTask(name, {}, suite, options, error=untrusted.line(error))
-    return SubmissionTask(name, files, suite, options)
+        error_text = untrusted.line(error)
+        return SubmissionTask(name, {}, suite, options, error=error_text, questions=questions)
+    return SubmissionTask(name, files, suite, options, questions=questions)
 
 
 def grade_on_worker(task: SubmissionTask) -> dict[str, Any]:
@@ -111,7 +116,7 @@ def run_batch(
     root: str,
     names: list[str],
     suite: dict[str, bytes],
-    question_names: list[str],
+    questions: list[tuple[str, int]],
     options: GradingOptions,
     summary_prefix: str,
     jobs: int,
@@ -122,6 +127,7 @@ def run_batch(
     """Grade every submission under ``root`` in ``jobs`` grading processes (or on the Dask
     ``scheduler``); write ``summary_prefix``.csv/.json as each submission is graded, and
     with ``leaderboard`` the ranking by the EvalAgentTest games (:mod:`.leaderboard`).
+    ``questions``: each question's name and points, in the suite's order.
 
     Returns 0, or 130/143 when interrupted (the graded submissions are kept).
     """
@@ -136,12 +142,12 @@ def run_batch(
         prepare_output_file("--summary", summary_prefix + extension)
         if leaderboard:
             prepare_output_file("--leaderboard", f"{summary_prefix}-leaderboard{extension}")
-    tasks = [make_task(folder, names, suite, options) for folder in folders]
+    tasks = [make_task(folder, names, suite, options, tuple(questions)) for folder in folders]
     records: list[dict[str, Any]] = []
     files = f"{summary_prefix}.csv, {summary_prefix}.json"
     stopped: Interrupted | None = None
     with interruption_handled(), temporary_root("pacman-batch-"):
-        grades = GradesFiles(summary_prefix, question_names)
+        grades = GradesFiles(summary_prefix, [name for name, _ in questions])
         bar = progress_bar(len(tasks), "submission", shown=True)
         try:
             with TaskRun(grade_on_worker, tasks, jobs=jobs, scheduler=scheduler) as run:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from pacman.errors import PacmanError, UsageError
+from pacman.errors import PacmanError, UsageError, machine_problem
 from pacman.grading.report import (
     format_test,
     import_report,
@@ -460,7 +460,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             os.path.abspath(args.submissions),
             student_names(args) or ["multiAgents.py"],
             suite,
-            [q.name for q in questions],
+            [(q.name, q.max_points) for q in questions],
             grading_options(args),
             args.summary or "grades",
             args.jobs or os.cpu_count() or 1,
@@ -575,6 +575,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 0
+    except OSError as error:  # the machine's (a full disk): what was graded is kept
+        print(f"autograder: cannot go on: {machine_problem(error)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("autograder: interrupted", file=sys.stderr)
         return 130

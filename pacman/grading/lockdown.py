@@ -17,7 +17,9 @@ The worker is trusted until it imports the submission; just before, it calls
   semaphores or message queues (they would outlive the worker), no change of a
   file's mode or owner (Landlock does not cover them, and a worker sharing an
   unprivileged grader's uid could otherwise lock the grader out of its own
-  folders), and the parent-death signal cannot be cleared.
+  folders), no anonymous memory files (``memfd_create`` fails as out of memory:
+  what they hold escapes the memory limit), and the parent-death signal cannot be
+  cleared.
 - **a separate uid and no capabilities** when the worker starts as root: the
   student's code cannot signal the grader or other submissions, nor write files
   root owns, nor become root again. Every capability set is emptied (the
@@ -188,6 +190,8 @@ _PR_CAPBSET_DROP = 24
 _SECCOMP_RET_ALLOW = 0x7FFF0000
 _SECCOMP_RET_ERRNO = 0x00050000
 _SECCOMP_RET_KILL_PROCESS = 0x80000000
+#: Refused as out of memory (ENOMEM), not as forbidden: memory the limits cannot count.
+_OUT_OF_MEMORY = ("memfd_create", "memfd_secret")
 _CLONE_THREAD = 0x00010000
 
 # (audit arch, {name: number}) for the architectures the filter knows.
@@ -207,6 +211,7 @@ _X86_64 = (
         "acct": 163, "quotactl": 179, "syslog": 103, "fanotify_init": 300, "prctl": 157,
         "shmget": 29, "semget": 64, "msgget": 68, "chmod": 90, "fchmod": 91, "fchmodat": 268,
         "fchmodat2": 452, "chown": 92, "fchown": 93, "lchown": 94, "fchownat": 260,
+        "memfd_create": 319, "memfd_secret": 447,
     },
 )  # fmt: skip
 _AARCH64 = (
@@ -224,7 +229,7 @@ _AARCH64 = (
         "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "acct": 89,
         "quotactl": 60, "syslog": 116, "fanotify_init": 262, "prctl": 167,
         "shmget": 194, "semget": 190, "msgget": 186, "fchmod": 52, "fchmodat": 53,
-        "fchmodat2": 452, "fchown": 55, "fchownat": 54,
+        "fchmodat2": 452, "fchown": 55, "fchownat": 54, "memfd_create": 279, "memfd_secret": 447,
     },
 )  # fmt: skip
 
@@ -240,7 +245,9 @@ def seccomp_program(arch: tuple[int, dict[str, int]]) -> bytes:
     """The filter: kill a foreign architecture, refuse the listed calls, allow the rest."""
     audit_arch, numbers = arch
     eperm = _SECCOMP_RET_ERRNO | errno.EPERM
-    plain = [n for name, n in numbers.items() if name not in ("clone", "clone3", "prctl")]
+    enomem = _SECCOMP_RET_ERRNO | errno.ENOMEM
+    special = ("clone", "clone3", "prctl", *_OUT_OF_MEMORY)
+    plain = [n for name, n in numbers.items() if name not in special]
     out = [
         _bpf(_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
         _bpf(_JEQ_K, 1, 0, audit_arch),
@@ -252,6 +259,10 @@ def seccomp_program(arch: tuple[int, dict[str, int]]) -> bytes:
         out += [_bpf(_JGE_K, 0, 1, 0x40000000), _bpf(_RET_K, 0, 0, eperm)]
     for number in plain:
         out += [_bpf(_JEQ_K, 0, 1, number), _bpf(_RET_K, 0, 0, eperm)]
+    # Memory held in anonymous files is outside RLIMIT_AS and the worker's own footprint (a
+    # worker that filled one would make the kernel's OOM killer look elsewhere): there is none.
+    for name in _OUT_OF_MEMORY:
+        out += [_bpf(_JEQ_K, 0, 1, numbers[name]), _bpf(_RET_K, 0, 0, enomem)]
     # clone3 passes its flags in memory the filter cannot read: ENOSYS makes glibc use clone.
     out += [
         _bpf(_JEQ_K, 0, 1, numbers["clone3"]),
@@ -513,12 +524,15 @@ def prove(
     uids = [int(u) for u in status.get("Uid", "-1").split()]
     uid = uids[0] if uids else -1
     separate = bool(uids) and all(u not in (0, grader_uid) for u in uids)
-    # An unprivileged grader shares its uid with its workers: the kernel keeps them apart
-    # only where Landlock scopes signals (ABI 6) and holds every read and write.
-    shared_but_scoped = (
-        grader_uid != 0 and all(u == grader_uid for u in uids) and walls.landlock_scopes
-    )
     in_pid_namespace = os.getpid() == 1
+    # A worker that shares the grader's uid (an unprivileged grader's, or root's in a user
+    # namespace that maps no other) is kept apart by the kernel only where Landlock scopes
+    # signals (ABI 6) and holds every read and write, or where namespaces leave it nothing
+    # of the grader's in view: its own PID namespace and a read-only root of its own.
+    contained = in_pid_namespace and isolation in ("namespaces", "bwrap")
+    shared_but_scoped = all(u == grader_uid for u in uids) and (
+        (grader_uid != 0 and walls.landlock_scopes) or contained
+    )
     unreachable = in_pid_namespace or _signal_fails(grader_pid)
     hidden = all(
         _open_fails(path, os.O_RDONLY) and _open_fails(path, os.O_WRONLY) for path in canaries
@@ -544,3 +558,66 @@ def prove(
         "parent_death_signal": walls.parent_death_signal,
         "audit_hook": False,
     }
+
+
+# -- function: honest code can run -----------------------------------------------------------
+
+
+def _readable(folder: str) -> None:
+    """List ``folder`` and read a file in it, as the code run from it will (raises OSError)."""
+    with os.scandir(folder) as entries:
+        files = sorted(entry.path for entry in entries if entry.is_file())
+    if files:
+        with open(files[0], "rb") as handle:
+            handle.read(1)
+
+
+def _closed_folder(path: str) -> str | None:
+    """The first folder on the way to ``path`` this process may not enter, if one is."""
+    current = "/"
+    for part in os.path.abspath(path).strip("/").split("/")[:-1]:
+        current = os.path.join(current, part)
+        if not os.access(current, os.X_OK):
+            return current
+    return None
+
+
+def prove_function() -> str | None:
+    """What keeps honest code from running in this worker, as it now stands (locked down,
+    under the submission's uid), or None: it reads the standard library, the game's package
+    and a layout, and plays a few moves of a real game. A grader installed where its workers
+    cannot read (a private home folder) fails here, before any student is blamed for it."""
+    import random
+
+    import pacman
+
+    try:
+        # Imported before the worker locked itself in (the game's modules always are).
+        from pacman.ghosts import RandomGhost
+        from pacman.layout import bundled_layout_dir, parse_layout
+        from pacman.state import GameState
+
+        layouts = bundled_layout_dir()
+        for folder in (os.path.dirname(os.__file__), os.path.dirname(pacman.__file__), layouts):
+            _readable(str(folder))
+        path = layouts / "testClassic.lay"
+        state = GameState.initial(parse_layout(path.read_text(encoding="utf-8"), "testClassic"))
+        ghost = RandomGhost(1, rng=random.Random(0))
+        for _ in range(10):
+            if state.is_terminal():
+                break
+            state = state.generate_successor(0, state.get_legal_actions(0)[0])
+            if not state.is_terminal():
+                state = state.generate_successor(1, ghost.get_action(state))
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        path = str(error.filename or "a file it needs")
+        closed = _closed_folder(path) if error.filename else None
+        if closed is not None:
+            reason += f": {closed} is closed to other users"
+        return f"it cannot read {path} ({reason})"
+    except ImportError as error:
+        return f"it cannot import {error.name} from {os.path.dirname(pacman.__file__)}"
+    except Exception as error:  # the grader's own code failing: say what, not where
+        return f"a test game failed ({type(error).__name__}: {error})"
+    return None

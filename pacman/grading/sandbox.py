@@ -191,8 +191,24 @@ class WorkerTimeout(Exception):
     """The worker went over a time limit; the message says which, and the time measured."""
 
 
-#: The user a root grader ran student code as before per-submission uids; still the probe's.
-NOBODY = 65534
+class OverLimit(protocol.Timeout):
+    """The worker went over a limit other than time (threads, scratch space): it is stopped,
+    and the message names the limit."""
+
+
+def oom_kills() -> int | None:
+    """How many processes the kernel's out-of-memory killer has ended since boot (None
+    where the kernel does not say): a worker that dies as this grows was one of them."""
+    try:
+        with open("/proc/vmstat", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"oom_kill "):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 #: Per-submission uids are taken from here up: far above any real account.
 UID_BASE = 2_100_000_000
 
@@ -202,13 +218,59 @@ _uid_lock = threading.Lock()
 _uid_counter = 0
 
 
-def allocate_uid() -> int:
-    """A uid no other submission graded now (by this or another grader process) uses."""
+def _mapped(path: str) -> list[range]:
+    """The ids a user namespace's map (``/proc/self/uid_map``) holds, as ranges of inner ids;
+    everything where the kernel keeps no map (not Linux)."""
+    try:
+        with open(path, encoding="ascii") as handle:
+            rows = [line.split() for line in handle if line.strip()]
+        return [range(int(row[0]), int(row[0]) + int(row[2])) for row in rows]
+    except (OSError, ValueError, IndexError):
+        return [range(0, 2**32 - 1)]
+
+
+def _submission_ids(uids: list[range], gids: list[range]) -> range:
+    """The ids submissions may get from these maps (a submission's gid is its uid): far above
+    any real account where the maps allow (UID_BASE up), else the upper part of the largest
+    range mapped in both (a rootless container's 65,536 subordinate ids), clear of system
+    accounts and of 65534 and 65535 (nobody); empty where the maps hold none (a user
+    namespace that maps root alone)."""
+    both = [
+        range(max(u.start, g.start), min(u.stop, g.stop))
+        for u in uids
+        for g in gids
+        if max(u.start, g.start) < min(u.stop, g.stop)
+    ]
+    preferred = range(UID_BASE, UID_BASE + 2**24)
+    if any(r.start <= preferred.start and preferred.stop <= r.stop for r in both):
+        return preferred
+    best = range(0)
+    for mapped in both:
+        low = range(max(mapped.start, 1000), min(mapped.stop, 65534))
+        high = range(max(mapped.start, 65536), mapped.stop)
+        best = max(best, low, high, key=len)
+    return best
+
+
+@functools.lru_cache(maxsize=1)
+def submission_ids() -> range:
+    """:func:`_submission_ids` of this process's user namespace."""
+    return _submission_ids(_mapped("/proc/self/uid_map"), _mapped("/proc/self/gid_map"))
+
+
+def allocate_uid() -> int | None:
+    """A uid no other submission graded now (by this or another grader process) uses; None
+    where this user namespace maps none for submissions (they then share the grader's,
+    which only namespaces may make safe: the proof decides)."""
     global _uid_counter
+    ids = submission_ids()
+    if not ids:
+        return None
+    block = min(256, len(ids))
     with _uid_lock:
         _uid_counter += 1
         # The pid is unique among live graders on this machine; the counter within one.
-        return UID_BASE + (os.getpid() % 65536) * 256 + _uid_counter % 256
+        return ids[(os.getpid() % max(1, len(ids) // block)) * block + _uid_counter % block]
 
 
 def _probe(mode: str) -> bool:
@@ -234,13 +296,14 @@ def _probe(mode: str) -> bool:
                 # Can an unprivileged user run this interpreter and import the worker?
                 boot = "import sys; sys.path.insert(0, sys.argv[1]); import pacman.grading.worker"
                 command = [sys.executable, "-I", "-B", "-c", boot, PROJECT_ROOT]
-                ok = (
+                ids = submission_ids()  # an id no account uses (none: nobody to try)
+                ok = bool(ids) and (
                     subprocess.run(
                         command,
                         capture_output=True,
                         timeout=10,
-                        user=NOBODY,
-                        group=NOBODY,
+                        user=ids[0],
+                        group=ids[0],
                         extra_groups=[],
                         cwd="/",
                     ).returncode
@@ -318,10 +381,6 @@ def _untraversable_top(path: str) -> str | None:
     return None
 
 
-#: Device nodes of the worker's own /dev in namespaces mode: (name, major, minor).
-_DEVICES = (("null", 1, 3), ("zero", 1, 5), ("full", 1, 7), ("random", 1, 8), ("urandom", 1, 9))
-
-
 def visible_tree(policy: Policy) -> tuple[list[str], list[str]]:
     """The read-only tree a namespace or bwrap worker sees: (folders and files to bring in,
     answers inside them to cover). Nothing else of the machine exists in its view, so a
@@ -343,6 +402,15 @@ def visible_tree(policy: Policy) -> tuple[list[str], list[str]]:
     return shown, covered
 
 
+#: Shell: make a bind mount read-only (and nosuid, nodev). In a user namespace the kernel
+#: locks the access-time and noexec flags of mounts it inherited: a remount must repeat them.
+_READ_ONLY = (
+    "read_only() { kept=$(findmnt -no VFS-OPTIONS -T \"$1\" | tr , '\\n' "
+    "| grep -xE 'noatime|relatime|strictatime|nodiratime|noexec' | paste -sd, -); "
+    'mount -o "remount,bind,ro,nosuid,nodev${kept:+,$kept}" "$1"; }'
+)
+
+
 def _namespace_script(
     config: SandboxConfig, policy: Policy, inner: list[str], scratch: str, root: str, uid: int
 ) -> str:
@@ -355,7 +423,7 @@ def _namespace_script(
     """
     chroot = shutil.which("chroot") or "/usr/sbin/chroot"
     q = _shell_quote
-    lines = ["set -e", f"mount -t tmpfs -o size=1m,mode=0755 none {q(root)}"]
+    lines = ["set -e", _READ_ONLY, f"mount -t tmpfs -o size=1m,mode=0755 none {q(root)}"]
     shown, covered = visible_tree(policy)
     for path in shown:
         target = q(root + path)
@@ -365,21 +433,23 @@ def _namespace_script(
             continue
         lines.append(f"mkdir -p {target}" if os.path.isdir(path) else f": > {target}")
         lines.append(f"mount --no-canonicalize --bind {q(path)} {target}")
-        lines.append(f"mount -o remount,bind,ro,nosuid,nodev {target}")
+        lines.append(f"read_only {target}")
     # A file nobody but root may open, laid over hidden files (/dev/null would open).
     cover = f"{root}/dev/.hidden"
     lines.append(f"mkdir -p {q(root)}/proc {q(root)}/dev")
     lines.append(f"mount -t proc -o nosuid,nodev,noexec proc {q(root)}/proc")
     for knob in ("sys", "sysrq-trigger"):
         target = q(f"{root}/proc/{knob}")
-        lines.append(f"mount --bind {target} {target} && mount -o remount,bind,ro {target}")
+        lines.append(f"mount --bind {target} {target} && read_only {target}")
     lines.append(f"mount -t tmpfs -o size=64k,mode=0755,nosuid,noexec none {q(root)}/dev")
-    for name, major, minor in _DEVICES:
-        lines.append(f"mknod -m 666 {q(root)}/dev/{name} c {major} {minor}")
+    # The policy's devices, bound from the machine's /dev (mknod needs a capability that a
+    # user namespace's root lacks; a bound node works in both).
+    for device in policy.devices:
+        lines.append(f": > {q(root + device)} && mount --bind {q(device)} {q(root + device)}")
     lines.append(f"ln -s /proc/self/fd {q(root)}/dev/fd")
     lines.append(f": > {q(cover)} && chmod 000 {q(cover)}")
     lines.append(f"mkdir {q(root)}/dev/shm")
-    lines.append(f"mount -o remount,ro {q(root)}/dev")
+    lines.append(f"read_only {q(root)}/dev")
     lines.append(f"mount -t tmpfs -o size=16m,nosuid,nodev,noexec none {q(root)}/dev/shm")
     for path in covered:
         target = q(root + path)
@@ -394,7 +464,7 @@ def _namespace_script(
         f"mount -t tmpfs -o size={limits.disk_mb}m,nr_inodes={policy.max_scratch_entries},"
         f"mode=0700,uid={uid},gid={uid},nosuid,nodev none {q(root + scratch)}"
     )
-    lines.append(f"mount -o remount,ro {q(root)}")
+    lines.append(f"read_only {q(root)}")
     lines.append(f"exec {q(chroot)} {q(root)} " + " ".join(q(part) for part in inner))
     return "\n".join(lines)
 
@@ -507,6 +577,7 @@ class Worker:
         self.last_cpu = 0.0  # CPU seconds the last request used
         self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
         self._disk_looked_at = 0.0  # when the scratch folder was last measured
+        self._oom_mark = oom_kills()  # the kernel's count of OOM kills when it last got work
         self._busy = False  # a request is under way (the idle watcher stands aside)
         self._closed = threading.Event()
         self._next_id = 0
@@ -629,6 +700,15 @@ class Worker:
             raise SandboxError("a student worker sent a malformed greeting")
         self.pid = _leaf_process(self.process.pid)
         self.protections = self._checked_protections(ready.get("protections") or {})
+        if self.protections.get("honest_code_runs") is not True:
+            # Grading here would blame every student for the grader's own installation.
+            self.kill()
+            problem = self.protections.get("honest_code_problem") or "it did not say why"
+            raise SandboxError(
+                f"refusing to grade here: honest code cannot run in a student worker: "
+                f"{problem}; install the grader where every user can read it (not in a "
+                "private home folder), or run it as the user who owns that folder"
+            )
         missing = shortfalls(self.protections)
         if missing and not config.allow_weak:
             # Refused before the student's code is imported: nothing of it has run.
@@ -672,8 +752,17 @@ class Worker:
             grader = os.geteuid()
             if any(u in (0, grader) for u in uids):
                 found["separate_uid"] = False
-                if not (grader != 0 and found.get("landlock_scopes") is True and 0 not in uids):
+                scoped = grader != 0 and found.get("landlock_scopes") is True and 0 not in uids
+                # Root's own uid in a user namespace that maps no other (see lockdown.prove).
+                contained = (
+                    self.isolation == "namespaces"
+                    and found.get("pid_namespace") is True
+                    and all(u == grader for u in uids)
+                )
+                if not (scoped or contained):
                     found["own_uid"] = False
+                if grader == 0 and not submission_ids():
+                    found["uids_mapped"] = False
         sets = capability_sets(status)
         if sets:
             allowed = (1 << 2) if found.get("landlock") else 0  # CAP_DAC_READ_SEARCH
@@ -728,6 +817,15 @@ class Worker:
                 code = None
         if code is not None and why == "closed its pipe":
             why = _describe_exit(code, self.config.limits)
+            kills = oom_kills()
+            if code != 0 and kills is not None and kills > (self._oom_mark or kills):
+                # unshare reports a child killed by a signal as status 1: the kernel's count
+                # of OOM kills tells what ended it.
+                why = (
+                    "ran out of memory: the kernel's out-of-memory killer ended it (the machine "
+                    f"or container ran short of memory; each process may use "
+                    f"{self.config.limits.memory_mb} MB)"
+                )
         # The idle watcher may have stopped it already, and said why.
         self.dead = self.dead or why
         self.kill()
@@ -770,6 +868,7 @@ class Worker:
     ) -> dict[str, Any]:
         self._next_id += 1
         request = {"op": op, "id": self._next_id, **fields}
+        self._oom_mark = oom_kills()
         cpu_limit = max(0.0, cpu_limit)
         started = time.monotonic()
         # The worker is idle between requests: where the last one ended, this one starts.
@@ -802,6 +901,9 @@ class Worker:
                 if isinstance(reply, dict) and reply.get("id") == self._next_id:
                     break
             reply = untrusted.data(reply)  # every string of it is the student's from here on
+        except OverLimit:
+            self.kill()
+            raise WorkerDied(self.dead or "") from None
         except protocol.Timeout:
             if self.dead is None:
                 used = (self.cpu_seconds() or 0.0) - (cpu_start or 0.0)
@@ -842,18 +944,21 @@ class Worker:
         """
         policy = self.policy
         if _threads(self.pid) > policy.max_threads:
-            self.dead = f"started more than {policy.max_threads} threads"
-            raise protocol.Timeout(self.dead)
+            self.dead = (
+                f"was stopped: it started more than {policy.max_threads} threads "
+                "(the cap on threads a submission may run)"
+            )
+            raise OverLimit(self.dead)
         if self.isolation == "namespaces" or now - self._disk_looked_at < 0.5:
             return  # (a namespace worker's scratch folder is a tmpfs of the quota's size)
         self._disk_looked_at = now
         used, entries = tree_usage(self.scratch, max_entries=policy.max_scratch_entries)
         if used > quota or entries > policy.max_scratch_entries:
             self.dead = (
-                f"wrote more than {self.config.limits.disk_mb} MB or "
-                f"{policy.max_scratch_entries} files and folders"
+                f"was stopped: it wrote more than {self.config.limits.disk_mb} MB or "
+                f"{policy.max_scratch_entries} files and folders (the scratch folder's quota)"
             )
-            raise protocol.Timeout(self.dead)
+            raise OverLimit(self.dead)
 
     def mark_output(self) -> None:
         """Start collecting the student's output for a new test.
@@ -890,6 +995,8 @@ def describe_setting(protections: dict[str, Any]) -> str:
     parts = [f"{protections.get('isolation') or 'no'} isolation"]
     if protections.get("uid") is not None:
         parts.append(f"uid {protections['uid']}")
+    if protections.get("uids_mapped") is False:
+        parts.append("no uid of their own: this user namespace maps none for student code")
     held = protections.get("capabilities_held") or {}
     if held:
         parts.append("capabilities " + ", ".join(f"{k} {v}" for k, v in sorted(held.items())))

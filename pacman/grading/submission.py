@@ -59,6 +59,9 @@ class SubmissionTask:
     suite: dict[str, bytes]  # path inside the suite ("q2/0-small-tree.test") -> contents
     options: GradingOptions = field(default_factory=GradingOptions)
     error: str | None = None  # why the files could not be read: graded 0 with this reason
+    #: (question, max points) in order: a record's rows, even where the suite cannot be
+    #: unpacked (a full disk) to read them from.
+    questions: tuple[tuple[str, int], ...] = ()
 
 
 def _read_plain_file(folder: str, name: str, limit: int) -> bytes:
@@ -172,15 +175,17 @@ def stage_files(private: str, files: dict[str, bytes], uid: int | None) -> tuple
     return stage, staged
 
 
-def _zero_record(task: SubmissionTask, questions: list[Any], error: str) -> dict[str, Any]:
+def _zero_record(task: SubmissionTask, error: str) -> dict[str, Any]:
     return {
         "submission": task.name,
         "error": error,
         "isolation": None,  # no student code ran
         "total": 0.0,
-        "max_total": sum(q.max_points for q in questions),
+        "max_total": sum(points for _, points in task.questions),
         "seconds": 0.0,
-        "questions": {q.name: {"points": 0.0, "max_points": q.max_points} for q in questions},
+        "questions": {
+            name: {"points": 0.0, "max_points": points} for name, points in task.questions
+        },
     }
 
 
@@ -193,19 +198,36 @@ def _weakness(protections: dict[str, Any]) -> str | None:
 
 
 def grade_submission(task: SubmissionTask) -> dict[str, Any]:
-    """Grade one submission end to end; return its record (see docs/grading.md, grades.json)."""
+    """Grade one submission end to end; return its record (see docs/grading.md, grades.json).
+
+    Whatever goes wrong for this submission alone (its files, a full disk while they are
+    staged, a machine that cannot grade) is its record's ``error``, never the batch's end.
+    """
+    if task.error is not None:
+        return _zero_record(task, task.error)
+    where = socket.gethostname()
+    try:
+        return _grade_staged(task)
+    except OSError as error:
+        reason = untrusted.line(error.strerror or error)
+        return _zero_record(
+            task, f"not graded on {where}: its files could not be staged here ({reason})"
+        )
+    except Exception as error:  # the grader's trouble must not stop a batch
+        return _zero_record(task, f"not graded on {where}: {untrusted.line(error)}")
+
+
+def _grade_staged(task: SubmissionTask) -> dict[str, Any]:
     from pacman.grading.report import format_test, import_report
     from pacman.grading.runner import grade, load_suite
     from pacman.grading.sandbox import allocate_uid
 
     options = task.options
-    with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
+    with tempfile.TemporaryDirectory(prefix="pacman-grade-", ignore_cleanup_errors=True) as private:
         suite_dir = os.path.join(private, "test_cases")
         os.mkdir(suite_dir, 0o700)
         write_tree(suite_dir, task.suite)
         questions = load_suite(suite_dir, options.question, display_root=private)
-        if task.error is not None:
-            return _zero_record(task, questions, task.error)
         uid = allocate_uid()
         stage, staged = stage_files(private, task.files, uid)
         config = SandboxConfig(
@@ -219,13 +241,9 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
             uid=uid,
             allow_weak=options.unsafe,
         )
-        try:
-            # Each worker proves its walls before the student's code is imported; where it
-            # cannot (a Dask worker may offer less than the grader's machine), SandboxError.
-            run = grade(questions, config, jobs=options.jobs, game_secret=options.game_secret)
-        except Exception as error:  # the grader's trouble must not stop a batch
-            reason = untrusted.line(error)
-            return _zero_record(task, questions, f"not graded on {socket.gethostname()}: {reason}")
+        # Each worker proves its walls before the student's code is imported; where it
+        # cannot (a Dask worker may offer less than the grader's machine), SandboxError.
+        run = grade(questions, config, jobs=options.jobs, game_secret=options.game_secret)
     return {
         "submission": task.name,
         "error": run.load_error,

@@ -17,6 +17,7 @@ messages instead of a dead process.
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib.util
 import os
 import random
@@ -77,9 +78,15 @@ class HiddenModule(ModuleNotFoundError):
 
 
 def _install_audit_hook(
-    denied_paths: list[str], writable: list[str], hidden_modules: tuple[str, ...] = ()
+    denied_paths: list[str],
+    writable: list[str],
+    hidden_modules: tuple[str, ...] = (),
+    kept: tuple[str, ...] = (),
 ) -> None:
+    """``kept``: folders readable inside a denied one (the student's staged copy, which a
+    TMPDIR inside the code directory puts there), as the policy's ``keep`` are."""
     denied = tuple(os.path.join(os.path.realpath(p), "") for p in denied_paths)
+    kept_below = tuple(os.path.join(os.path.realpath(p), "") for p in kept)
     denied_exact = tuple(os.path.realpath(p) for p in denied_paths)
     allowed_writes = (*tuple(os.path.join(os.path.realpath(p), "") for p in writable), "/dev/null")
     parent_proc = f"/proc/{os.getppid()}/"
@@ -94,6 +101,8 @@ def _install_audit_hook(
         return os.path.realpath(text)
 
     def hidden(real: str) -> bool:
+        if real.startswith(kept_below):
+            return False
         return (
             real.startswith(denied)
             or real in denied_exact
@@ -218,9 +227,12 @@ class Worker:
         except SystemExit as error:
             raise Failure("exit", f"{what}: the code called sys.exit({error.code!r})") from None
         except MemoryError:
-            raise Failure(
-                "memory", f"{what}: ran out of memory (limit {self.setup.get('memory_mb')} MB)"
-            ) from None
+            raise Failure("memory", f"{what}: {self.out_of_memory()}") from None
+        except OSError as error:
+            if error.errno != errno.ENOMEM:
+                raise Failure("crash", self._crash(what, error)) from None
+            # The sandbox refuses memory its limit cannot count (memfd_create) this way too.
+            raise Failure("memory", f"{what}: {self.out_of_memory()}") from None
         except RecursionError as error:
             raise Failure(
                 "crash", f"{what}: RecursionError: {error}{_where(error, self.files)}"
@@ -228,9 +240,16 @@ class Worker:
         except SyntaxError as error:  # TabError and IndentationError too
             raise Failure("syntax", _syntax_error(error)) from None
         except BaseException as error:  # student code may raise anything, KeyboardInterrupt too
-            raise Failure(
-                "crash", f"{what}: {type(error).__name__}: {error}{_where(error, self.files)}"
-            ) from None
+            raise Failure("crash", self._crash(what, error)) from None
+
+    def _crash(self, what: str, error: BaseException) -> str:
+        return f"{what}: {type(error).__name__}: {error}{_where(error, self.files)}"
+
+    def out_of_memory(self) -> str:
+        return (
+            f"ran out of memory (the limit is {self.setup.get('memory_mb')} MB of address "
+            "space; memory outside it, such as memfd_create's files, is not available)"
+        )
 
     def load(self) -> None:
         if self.loaded:
@@ -387,8 +406,16 @@ class Worker:
         return {}
 
 
+def _first_to_go() -> None:
+    """Ask the kernel's OOM killer to end this worker before anything else: where the
+    machine or container runs out of memory, a submission must lose, never the grader."""
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
+        handle.write("1000")
+
+
 def serve(rfd: int, wfd: int) -> None:
     setup = protocol.read_frame(rfd)
+    _first_to_go()
     _set_limits(setup)
     sys.dont_write_bytecode = True
     if setup.get("chdir"):
@@ -405,6 +432,7 @@ def serve(rfd: int, wfd: int) -> None:
     import pacman.agent
     import pacman.game
     import pacman.gametree
+    import pacman.ghosts
     import pacman.layout
     import pacman.recording
     import pacman.state  # noqa: F401
@@ -414,7 +442,7 @@ def serve(rfd: int, wfd: int) -> None:
 
         for name in ("MinimaxAgent", "ReflexAgent"):
             getattr(agents, name, None)
-    from pacman.grading.lockdown import lock_down, prove
+    from pacman.grading.lockdown import lock_down, prove, prove_function
 
     # Opened while /proc is still readable: the proof reads the kernel's account through it.
     status_fd = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
@@ -435,6 +463,10 @@ def serve(rfd: int, wfd: int) -> None:
         status_fd=status_fd,
     )
     os.close(status_fd)
+    problem = prove_function()
+    protections["honest_code_runs"] = problem is None
+    if problem is not None:
+        protections["honest_code_problem"] = problem
     if setup.get("audit", True):
         # Libraries such as numpy import ctypes; loading it here (trusted) lets them import,
         # while the hook still refuses every ctypes call and library load made later.
@@ -445,6 +477,7 @@ def serve(rfd: int, wfd: int) -> None:
             setup.get("deny", []),
             setup.get("writable", []),
             tuple(setup.get("hidden_modules", [])),
+            tuple(setup.get("path", [])),
         )
     worker = Worker(setup)
     protocol.write_frame(wfd, {"ready": os.getpid(), "protections": protections})
@@ -463,7 +496,7 @@ def serve(rfd: int, wfd: int) -> None:
             except Failure as failure:
                 reply = {"error": failure.message, "kind": failure.kind}
             except MemoryError:
-                reply = {"error": "ran out of memory", "kind": "memory"}
+                reply = {"error": worker.out_of_memory(), "kind": "memory"}
             except BaseException as error:  # the worker's own trouble, or student code's
                 reply = {
                     "error": f"{type(error).__name__}: {error}{_where(error, worker.files)}",

@@ -1,0 +1,84 @@
+"""Where a grader runs, as tests make it: the command line that runs a command there.
+
+Runners: ``root`` (as it is), ``docker`` (root holding only Docker's default capabilities),
+``unprivileged`` (an ordinary uid, no capability), ``userns`` (root of a user namespace
+that maps root alone to an ordinary uid: ``unshare --user --map-root-user`` run by a user,
+a rootless container without subordinate ids) and ``userns-range`` (the same with 65,536
+subordinate ids mapped from 1 up, as rootless Podman maps them).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pacman.grading.sandbox import _untraversable_top
+
+USERNS_EXEC = Path(__file__).resolve().parent / "userns_exec.py"
+
+
+#: The user the "unprivileged" grader runs as: no account, no groups.
+GRADER_UID = 1_990_000_000
+
+#: Docker's (and Podman's) default capabilities for root in a container: no CAP_SYS_ADMIN (so no
+#: namespaces), no CAP_DAC_READ_SEARCH.
+DOCKER_CAPS = (
+    "chown,dac_override,fowner,fsetid,kill,setgid,setuid,setpcap,net_bind_service,net_raw,"
+    "sys_chroot,mknod,audit_write,setfcap"
+)
+
+
+#: The subordinate ids ``userns-range`` maps from 1 up (65,536 of them, as Podman does).
+SUBORDINATE_IDS = 2_000_000_000
+
+#: The user namespace maps of each ``userns`` runner (inner:outer:count).
+USERNS_MAPS = {
+    "userns": [f"0:{GRADER_UID}:1"],
+    "userns-range": [f"0:{GRADER_UID}:1", f"1:{SUBORDINATE_IDS}:65536"],
+}
+
+
+def in_setting(command: list[str], needed: list[str], runner: str) -> list[str]:
+    """``command`` as ``runner`` runs it (see the module's list of runners).
+
+    All but ``root`` run in a mount namespace where ``needed`` is reachable by anyone: an
+    interpreter under /root is not, so the folder is covered with an open tmpfs and the
+    needed paths are bound back, as a container image or a site admin installs a Python
+    anyone can run.
+    """
+    if runner == "root":
+        return command
+    quote = lambda text: "'" + text.replace("'", "'\\''") + "'"  # noqa: E731
+    lines = ["set -e"]
+    tops = sorted({t for t in map(_untraversable_top, needed) if t})
+    for number, top in enumerate(tops, start=3):
+        lines.append(f"exec {number}<{quote(top)}")
+        lines.append(f"mount -t tmpfs -o mode=0755 none {quote(top)}")
+        for path in needed:
+            if path.startswith(top + "/"):
+                lines.append(f"mkdir -p {quote(path)}")
+                source = f"/proc/self/fd/{number}{path[len(top) :]}"
+                lines.append(f"mount --no-canonicalize --bind {quote(source)} {quote(path)}")
+    if runner in USERNS_MAPS:
+        maps = " ".join(f"--map {entry}" for entry in USERNS_MAPS[runner])
+        inner = " ".join(quote(c) for c in command)
+        lines.append(f"exec {quote(sys.executable)} {quote(str(USERNS_EXEC))} {maps} -- {inner}")
+    else:
+        if runner == "docker":
+            caps = "--inh-caps=-all --ambient-caps=-all --bounding-set=-all," + ",".join(
+                "+" + cap for cap in DOCKER_CAPS.split(",")
+            )
+        else:
+            user = f"--reuid={GRADER_UID} --regid={GRADER_UID} --clear-groups"
+            caps = f"{user} --inh-caps=-all --bounding-set=-all"
+        lines.append(f"exec setpriv {caps} -- " + " ".join(quote(c) for c in command))
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        "/bin/sh",
+        "-c",
+        "\n".join(lines),
+    ]
