@@ -577,7 +577,7 @@ class Worker:
         self.last_cpu = 0.0  # CPU seconds the last request used
         self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
         self._disk_looked_at = 0.0  # when the scratch folder was last measured
-        self._oom_mark = oom_kills()  # the kernel's count of OOM kills when it last got work
+        self._oom_mark = oom_kills()  # the kernel's count of OOM kills when it was last alive
         self._busy = False  # a request is under way (the idle watcher stands aside)
         self._closed = threading.Event()
         self._next_id = 0
@@ -868,7 +868,6 @@ class Worker:
     ) -> dict[str, Any]:
         self._next_id += 1
         request = {"op": op, "id": self._next_id, **fields}
-        self._oom_mark = oom_kills()
         cpu_limit = max(0.0, cpu_limit)
         started = time.monotonic()
         # The worker is idle between requests: where the last one ended, this one starts.
@@ -928,6 +927,7 @@ class Worker:
         except protocol.Timeout:
             self.kill()
             raise WorkerDied(self.dead or "") from None
+        self._oom_mark = oom_kills()  # it was alive here: a kill from now on may be its
         if cpu_start is not None:
             self._cpu_mark = self.cpu_seconds()
             self.last_cpu = max(0.0, (self._cpu_mark or cpu_start) - cpu_start)
