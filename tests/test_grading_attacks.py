@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 from grading_attacks import attack_text
-from grading_settings import GRADER_UID, in_setting
+from grading_settings import GRADER_UID, in_setting, python_with_tqdm
 from grading_submissions import BERKELEY, HONEST, SMALL, make_mini, submission_folder
 
 from pacman.grading.sandbox import _probe
@@ -48,11 +48,17 @@ needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkel
 
 
 def batch_command(
-    suite: Path, submissions: Path, summary: Path, move: int, *flags: str, project: Path = REPO
+    suite: Path,
+    submissions: Path,
+    summary: Path,
+    move: int,
+    *flags: str,
+    project: Path = REPO,
+    python: str = sys.executable,
 ) -> list[str]:
     """The grader in ``project``, as a course runs it on a folder of submissions, two at a time."""
     return [
-        sys.executable,
+        python,
         str(project / "autograder.py"),
         "--test-directory",
         str(suite),
@@ -123,6 +129,10 @@ SETTINGS = {
     "docker": Setting("docker"),
     "docker-landlock-v2": Setting("docker", ("--landlock-abi", "2")),
     "docker-no-landlock": Setting("docker", ("--landlock-abi", "0"), "read the test answers"),
+    # The same, told every copy of the tests (the old course folder too): file permissions.
+    "docker-no-landlock-locked": Setting(
+        "docker", ("--landlock-abi", "0", "--lock-answers", "@OLDCOURSE@")
+    ),
     "process-no-landlock": Setting(
         "root", ("--isolation", "process", "--landlock-abi", "0"), "read the test answers"
     ),
@@ -258,7 +268,13 @@ def test_every_attack_in_every_setting(arena, name):
     summary = arena / "out" / "grades"
     summary.parent.mkdir()
 
-    command = batch_command(suite, submissions, summary, 2, *setting.flags, project=project)
+    flags = [flag.replace("@OLDCOURSE@", str(old_course)) for flag in setting.flags]
+    python = sys.executable
+    if "--lock-answers" in flags:
+        # An interpreter that sees the project copy alone: --lock-answers locks every copy
+        # the grader can import from, and the test's own (an editable install's) is not one.
+        python = str(python_with_tqdm(arena))
+    command = batch_command(suite, submissions, summary, 2, *flags, project=project, python=python)
     if setting.runner not in ("root", "docker"):
         for path in [staging, summary.parent]:
             os.chown(path, GRADER_UID, GRADER_UID)
@@ -336,6 +352,10 @@ def test_every_attack_in_every_setting(arena, name):
         # Another submission's copy can be read only while it is being graded: timing decides.
         assert GETS_THROUGH_WITHOUT_LANDLOCK - {"read-others"} <= through, printed
         assert through <= GETS_THROUGH_WITHOUT_LANDLOCK, printed
+    elif "--lock-answers" in setting.flags and "--landlock-abi" in setting.flags:
+        # File permissions alone: what every user may write (a 0666 file left anywhere)
+        # the submission may write too; the answers and the grader's files stay out of reach.
+        assert through == {"write-canary"}, printed
     else:
         assert through == set(), printed
     assert all(o.startswith("blocked (") for n, o in outcomes.items() if n not in through)
@@ -393,7 +413,8 @@ def test_every_attack_in_every_setting(arena, name):
     # Nothing outside the submissions' scratch folders changed, and nothing outlived the run.
     time.sleep(0.5)
     if not weak:
-        assert canary.read_text() == "original"
+        locked_only = "--lock-answers" in setting.flags and "--landlock-abi" in setting.flags
+        assert (canary.read_text() == "original") != locked_only
         assert _digest(suite) == watched["suite"]
     assert _digest(project) == watched["project"]
     assert not os.path.exists(f"/dev/{devname}")

@@ -19,7 +19,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from grading_settings import in_setting
+from grading_settings import in_setting, python_with_tqdm
 from grading_submissions import BERKELEY, HONEST, MINI, make_mini, submission_text
 
 from pacman.grading import main
@@ -86,24 +86,6 @@ def _local(suite: Path, text: str, folder: Path) -> dict:
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(results.read_text())
-
-
-def _python_with_tqdm(arena: Path) -> Path:
-    """A fresh interpreter environment that has the bundle's one dependency already, as a
-    Gradescope image may: setup.sh then installs the wheel without the network."""
-    venv = arena / "python"
-    # pip comes as the image's would, copied rather than bootstrapped (ensurepip takes ~9 s).
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    import pip
-    import tqdm
-
-    site = next((venv / "lib").glob("python3*/site-packages"))
-    for module in (pip, tqdm):
-        source = Path(module.__file__).parent
-        shutil.copytree(source, site / source.name)
-        for info in source.parent.glob(f"{source.name}-*.dist-info"):
-            shutil.copytree(info, site / info.name)
-    return venv / "bin" / "python"
 
 
 def _gradescope_script(arena: Path, bundle: Path, python: Path, runs: dict[str, list[str]]) -> str:
@@ -179,7 +161,7 @@ def test_bundle_grades_on_gradescope_as_root_and_with_docker_capabilities(arena)
     texts = {"honest": HONEST.read_text(), "mutant": submission_text(MUTANT)}
     local = {name: _local(suite, text, hand_in / name) for name, text in texts.items()}
     assert local["honest"]["score"] == 21 - 6 + local["honest"]["tests"][-1]["score"]
-    python = _python_with_tqdm(arena)
+    python = python_with_tqdm(arena)
     needed = sorted(
         {os.path.realpath(p) for p in (sys.base_prefix, os.path.dirname(os.path.realpath(python)))}
     )

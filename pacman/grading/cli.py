@@ -175,6 +175,18 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         "capabilities or signal the grader); the report says so",
     )
     add(
+        "--lock-answers",
+        dest="lock_answers",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="COPIES",
+        help="hide the answers by file permissions where neither Landlock nor namespaces "
+        "can: the suite, the project's copies and COPIES (comma separated: every other copy "
+        "of the tests on this machine) become readable by their owner alone; a Gradescope "
+        "bundle always does this",
+    )
+    add(
         "--memory-limit",
         dest="memory_mb",
         type=int,
@@ -296,6 +308,12 @@ def game_secret(args: argparse.Namespace) -> str | None:
     return read_secret(args.game_secret)
 
 
+def other_copies(args: argparse.Namespace) -> list[str]:
+    """The copies of the tests ``--lock-answers`` names, as absolute paths."""
+    text = args.lock_answers or ""
+    return [os.path.abspath(path.strip()) for path in text.split(",") if path.strip()]
+
+
 def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
     return GradingOptions(
         limits=_limits(args),
@@ -306,6 +324,8 @@ def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
         mute=args.mute,
         question=args.question,
         jobs=jobs,
+        lock_answers=args.lock_answers is not None,
+        other_copies=tuple(other_copies(args)),
         # One secret for the whole batch: every submission plays the same games.
         game_secret=game_secret(args) or new_secret(),
     )
@@ -314,7 +334,7 @@ def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
 def make_config(
     args: argparse.Namespace, stage: str, staged: list[str], extra_deny: list[str]
 ) -> SandboxConfig:
-    deny = [os.path.abspath(_test_root(args)), *extra_deny]
+    deny = [os.path.abspath(_test_root(args)), *extra_deny, *other_copies(args)]
     if args.run_test:
         deny.append(os.path.dirname(os.path.dirname(os.path.abspath(args.run_test))))
     if args.code_root:
@@ -328,6 +348,7 @@ def make_config(
         audit=args.audit,
         landlock_abi_cap=args.landlock_abi_cap,
         allow_weak=True,  # run() decides, from the first worker's proof
+        lock_answers=args.lock_answers is not None,
     )
 
 
@@ -373,9 +394,15 @@ def check_protections(
     leaving = _results_leave(args)
     if leaving and not args.unsafe:
         worker.close()
+        lock = (
+            ""
+            if "answers_hidden" not in missing or args.lock_answers is not None
+            else ", name every copy of the tests with --lock-answers"
+        )
         raise UsageError(
             f"autograder: refusing to grade with {leaving}: {why}; run where namespaces or "
-            "Landlock and a separate uid work (docs/grading.md), or pass --unsafe-weak-sandbox"
+            f"Landlock and a separate uid work (docs/grading.md){lock}, or pass "
+            "--unsafe-weak-sandbox"
         )
     warning = f"WARNING: {why}: the grades of a hostile submission cannot be trusted."
     print(warning, file=out, flush=True)

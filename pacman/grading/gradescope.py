@@ -460,6 +460,9 @@ def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
         submission,
         "--student-code",
         ",".join(names),
+        # The bundle put every copy of the tests here (its own folder, the installed wheel):
+        # file permissions hide them where Landlock is missing.
+        "--lock-answers",
     ]
     args = build_parser("run_autograder").parse_args(argv)
     args.in_bundle = True  # grades leave the run: the refusal rules of --results hold

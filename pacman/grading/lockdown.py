@@ -502,6 +502,7 @@ def prove(
     canaries: list[str],
     read_search_allowed: bool,
     status_fd: int | None = None,
+    answers_locked: bool = False,
 ) -> dict[str, Any]:
     """Check from the inside, before any student code runs, what the grader will record.
 
@@ -510,6 +511,8 @@ def prove(
     (a real file among them, picked by the grader) fails to open for reading and for
     writing; the grader is out of reach only if signalling it fails. The result is the
     ``protections`` of every grade (see :func:`pacman.grading.policy.shortfalls`).
+    ``answers_locked``: the grader made every copy of the answers readable by its owner
+    alone, so a worker of another uid holding no capability cannot read them either.
     """
     # A process that can become root again is not a separate user, whatever it says.
     became_root = False
@@ -537,7 +540,12 @@ def prove(
     hidden = all(
         _open_fails(path, os.O_RDONLY) and _open_fails(path, os.O_WRONLY) for path in canaries
     )
-    covered = isolation in ("namespaces", "bwrap") or walls.landlock > 0
+    # What keeps the canaries shut: each mechanism that can, by itself, hide every copy.
+    hidden_by = [isolation] if isolation in ("namespaces", "bwrap") else []
+    if walls.landlock > 0:
+        hidden_by.append("landlock")
+    if answers_locked and separate and not held and sets != {} and not became_root:
+        hidden_by.append("permissions")
     return {
         "isolation": isolation,
         "uid": uid,
@@ -551,7 +559,8 @@ def prove(
         "landlock": walls.landlock,
         "landlock_net": walls.landlock_net,
         "landlock_scopes": walls.landlock_scopes,
-        "answers_hidden": hidden and covered,
+        "answers_hidden": hidden and bool(hidden_by),
+        "answers_hidden_by": hidden_by,
         "canaries": len(canaries),
         "grader_unreachable": unreachable,
         "pid_namespace": in_pid_namespace,

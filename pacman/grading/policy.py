@@ -13,7 +13,7 @@ checked protections a grade can be trusted without.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +57,9 @@ class Machine:
     running_root: str  # the copy this grader runs from
     prefixes: tuple[str, ...]  # sys.prefix, sys.base_prefix, the interpreter's folder
     layouts: str  # the bundled layouts
+    #: Compiled copies of the answer modules (``__pycache__/reference.cpython-311.pyc``...):
+    #: the answers too, and outside the paths that name the sources.
+    answer_bytecode: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,9 @@ class Policy:
     code_dir: str | None  # the student's staged folder, on sys.path and the cwd
     max_threads: int = MAX_THREADS
     max_scratch_entries: int = MAX_SCRATCH_ENTRIES
+    #: The answers are every copy the machine holds, so file permissions may hide them
+    #: (readable by their owner alone) where neither Landlock nor namespaces can.
+    lock_answers: bool = False
 
 
 def make_policy(
@@ -82,16 +88,20 @@ def make_policy(
     code_dir: str | None,
     deny: Iterable[str],
     scratch: str,
+    lock_answers: bool = False,
 ) -> Policy:
     """The policy for one worker.
 
     ``student``: submitted files are graded (else the project's own agents are, and
     must stay importable); ``deny``: folders only this run knows of (the suite it
-    grades with, the other submissions); ``scratch``: the worker's private folder.
+    grades with, the other submissions); ``scratch``: the worker's private folder;
+    ``lock_answers``: the answers (``deny`` and the project's copies) are every copy there
+    is, to be made readable by their owner alone.
     """
     roots = machine.project_roots
     answers = [*deny]
     answers += [os.path.join(root, name) for root in roots for name in ANSWER_CODE]
+    answers += machine.answer_bytecode
     if student:
         answers += [os.path.join(root, AGENT_CODE) for root in roots]
     package = os.path.join(machine.running_root, "pacman")
@@ -111,6 +121,7 @@ def make_policy(
         devices=DEVICES,
         hidden_modules=ANSWER_MODULES if student else (),
         code_dir=code_dir,
+        lock_answers=lock_answers,
     )
 
 
@@ -132,7 +143,10 @@ def this_machine() -> Machine:
     roots = [running]
     for entry in sys.path:
         real = os.path.realpath(entry or ".")
-        if real not in roots and os.path.isfile(os.path.join(real, "pacman", "__init__.py")):
+        # An editable install leaves the package's data (its suite too) in site-packages,
+        # beside no __init__.py: a copy all the same.
+        held = [os.path.join(real, "pacman", name) for name in ("__init__.py", "test_cases")]
+        if real not in roots and any(os.path.exists(path) for path in held):
             roots.append(real)
     prefixes = (sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)))
     return Machine(
@@ -140,7 +154,20 @@ def this_machine() -> Machine:
         running_root=running,
         prefixes=_unique(os.path.realpath(p) for p in prefixes),
         layouts=os.path.realpath(str(bundled_layout_dir())),
+        answer_bytecode=tuple(_bytecode(roots)),
     )
+
+
+def _bytecode(roots: Iterable[str]) -> Iterator[str]:
+    """The compiled copies of each root's answer modules that exist on disk."""
+    import glob
+
+    for root in roots:
+        for name in ANSWER_CODE:
+            if name.endswith(".py"):
+                folder, module = os.path.split(os.path.join(root, name))
+                cached = os.path.join(folder, "__pycache__", module[: -len(".py")] + ".*.pyc")
+                yield from sorted(glob.glob(cached))
 
 
 def inside(path: str, folder: str) -> bool:

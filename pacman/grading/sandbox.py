@@ -97,6 +97,9 @@ class SandboxConfig:
     uid: int | None = None  # the submission's own uid (root graders); None: allocate one
     #: Run student code even where the proof finds a protection missing (the caller warns).
     allow_weak: bool = False
+    #: ``deny`` and the project's copies are every copy of the answers: lock them by file
+    #: permissions, which then hide them where Landlock and namespaces cannot (Policy).
+    lock_answers: bool = False
 
 
 def runtime_paths() -> list[str]:
@@ -127,7 +130,35 @@ def make_worker_policy(config: SandboxConfig, scratch: str) -> Policy:
         code_dir=os.path.realpath(config.code_dir) if config.code_dir else None,
         deny=[os.path.realpath(p) for p in config.deny],
         scratch=scratch,
+        lock_answers=config.lock_answers,
     )
+
+
+def lock_copies(policy: Policy) -> None:
+    """File permissions rendering the policy: every copy of the answers readable by its
+    owner alone (a root grader's own files; its workers are other users, without
+    capabilities). Folders a worker needs to start stay as they are (:func:`mount_hidden`).
+    Call it only where permissions are what hides the answers (:func:`locks_needed`)."""
+    for path in mount_hidden(policy):
+        with contextlib.suppress(OSError):
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISLNK(mode):
+                os.chmod(path, stat.S_IMODE(mode) & 0o700)
+
+
+def locks_needed(config: SandboxConfig, isolation: str) -> bool:
+    """Whether file permissions must hide the answers: asked for, and nothing else can (no
+    namespaces, no Landlock), and they can (a root grader whose workers get uids of their own
+    and keep no capability that reads past file modes). Elsewhere the machine's files are
+    left as they are."""
+    if not config.lock_answers or isolation != "process":
+        return False
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or not submission_ids():
+        return False
+    from pacman.grading.lockdown import landlock_abi
+
+    abi = landlock_abi() if config.landlock_abi_cap is None else config.landlock_abi_cap
+    return min(abi, landlock_abi()) == 0 and not _needs_read_search(isolation)
 
 
 def mount_hidden(policy: Policy) -> list[str]:
@@ -586,6 +617,10 @@ class Worker:
         self.scratch = tempfile.mkdtemp(prefix="pacman-scratch-")
         self.root: str | None = None  # namespaces mode: where the worker's root is mounted
         self.policy = make_worker_policy(config, self.scratch)
+        #: File permissions hide the answers from this worker (locked before it starts).
+        self.locked = locks_needed(config, self.isolation)
+        if self.locked:
+            lock_copies(self.policy)
         self.uid = _student_uid(config, self.isolation)
         try:
             self._start()
@@ -675,6 +710,7 @@ class Worker:
             "uid": self.uid,
             "read_search": self.uid is not None and _needs_read_search(self.isolation),
             "isolation": self.isolation,
+            "answers_locked": self.locked,
             "proof": {
                 "grader_pid": os.getpid(),
                 "grader_uid": os.geteuid() if hasattr(os, "geteuid") else -1,

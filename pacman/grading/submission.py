@@ -48,6 +48,10 @@ class GradingOptions:
     #: The ghosts' secret for graded games (:mod:`pacman.seeding`); a batch gives all its
     #: submissions one, so they play the same games. None: a fresh one per submission.
     game_secret: str | None = None
+    #: Hide the answers by file permissions (``--lock-answers``): the suite, the project's
+    #: copies and ``other_copies`` are every copy there is.
+    lock_answers: bool = False
+    other_copies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -233,13 +237,14 @@ def _grade_staged(task: SubmissionTask) -> dict[str, Any]:
         config = SandboxConfig(
             student_files=staged,
             code_dir=stage,
-            deny=[suite_dir],
+            deny=[suite_dir, *options.other_copies],
             limits=options.limits,
             isolation=options.isolation,
             audit=options.audit,
             landlock_abi_cap=options.landlock_abi_cap,
             uid=uid,
             allow_weak=options.unsafe,
+            lock_answers=options.lock_answers,
         )
         # Each worker proves its walls before the student's code is imported; where it
         # cannot (a Dask worker may offer less than the grader's machine), SandboxError.

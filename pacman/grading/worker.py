@@ -461,6 +461,7 @@ def serve(rfd: int, wfd: int) -> None:
         canaries=list(expected.get("canaries", [])),
         read_search_allowed=bool(setup.get("read_search")) or bool(setup.get("landlock")),
         status_fd=status_fd,
+        answers_locked=bool(setup.get("answers_locked")),
     )
     os.close(status_fd)
     problem = prove_function()
