@@ -69,8 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
         "-l",
         "--layout",
         default="mediumClassic",
-        help="layout name or .lay file (default mediumClassic)",
+        help="layout name, .lay file or random:WxH[,seed=S,ghosts=G,capsules=C,food=F] "
+        "(a generated board; default mediumClassic)",
     )
+    add("--save-layout", metavar="FILE", help="write the layout played (a random: one) to FILE")
     add(
         "-p",
         "--pacman",
@@ -402,6 +404,7 @@ def _play(options: argparse.Namespace) -> int:
     from pacman.execution import InOrder, Interrupted, interruption_handled, signals_deferred
     from pacman.layout import load_layout, playable
     from pacman.loading import parse_agent_args
+    from pacman.mazegen import save_layout
     from pacman.outputs import StreamedLines, write_atomically
     from pacman.runner import (
         GameSpec,
@@ -413,6 +416,8 @@ def _play(options: argparse.Namespace) -> int:
     )
 
     layout = playable(load_layout(options.layout))
+    if options.save_layout:
+        save_layout(layout, options.save_layout)
     for warning in layout.warnings:
         print(f"pacman: warning: {warning}", file=sys.stderr)
     if options.isolation == "sandbox":
@@ -475,7 +480,7 @@ def _play(options: argparse.Namespace) -> int:
     count = options.numGames
     training = options.numTraining
     spec = GameSpec(
-        layout=options.layout,
+        layout=layout.name,  # a random: spec without seed= names its board here
         pacman=options.pacman,
         pacman_args=agent_args,
         ghost=options.ghosts,
