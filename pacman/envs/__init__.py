@@ -4,7 +4,9 @@ Importing this package registers the Gymnasium ids (``import pacman`` alone
 never imports gymnasium):
 
 - ``Pacman-v0``: mediumClassic;
-- ``Pacman-<layout>-v0``: every bundled layout (``Pacman-smallClassic-v0``...).
+- ``Pacman-<layout>-v0``: every bundled layout (``Pacman-smallClassic-v0``...);
+- ``PacmanBatched-v0``: the batched array engine (``pacman.envs.batched``): ``make_vec``
+  steps all its games as arrays; ``layout=`` any layout or ``"random:WxH"`` boards.
 
 ``gymnasium.make("pacman.envs:Pacman-v0")`` imports this package itself, so it
 works with no prior import; ``layout=`` and the other ``PacmanEnv`` arguments
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACTIONS",
+    "BATCHED_ID",
     "DEFAULT_ID",
     "FEATURE_NAMES",
     "MAX_EPISODE_STEPS",
@@ -48,6 +51,8 @@ __all__ = [
 
 #: The id of the default environment (mediumClassic).
 DEFAULT_ID = "Pacman-v0"
+#: The id of the batched engine's environments (mediumClassic by default).
+BATCHED_ID = "PacmanBatched-v0"
 #: Pac-Man moves before the registered environments truncate an episode.
 MAX_EPISODE_STEPS = 1000
 _ENTRY_POINT = "pacman.envs.single:PacmanEnv"
@@ -75,6 +80,14 @@ def _register() -> None:
                 kwargs={"layout": layout},
                 max_episode_steps=MAX_EPISODE_STEPS,
             )
+    if BATCHED_ID not in registry:
+        register(
+            id=BATCHED_ID,
+            entry_point="pacman.envs.batched.gymenv:PacmanBatchedEnv",
+            vector_entry_point="pacman.envs.batched.gymenv:PacmanBatchedVectorEnv",
+            kwargs={"layout": "mediumClassic"},
+            max_episode_steps=MAX_EPISODE_STEPS,
+        )
 
 
 def aec_env(layout: Any = "mediumClassic", **kwargs: Any) -> PacmanAECEnv:
