@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 import re
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pacman.errors import LayoutError
@@ -254,6 +255,18 @@ def _steps_from(start: Cell, cells: dict[Cell, str]) -> dict[Cell, int]:
                 steps[there] = steps[here] + 1
                 frontier.append(there)
     return steps
+
+
+def board_draw(layout: object) -> Callable[[int], Layout] | None:
+    """A ``random:`` spec without ``seed=`` as its ``seed -> board`` function; else None.
+
+    The environments draw a new board per episode from such a spec.
+    """
+    if is_spec(layout):
+        spec = parse_spec(str(layout))
+        if spec.seed is None:
+            return spec.board
+    return None
 
 
 def load_spec(text: str) -> Layout:
