@@ -278,9 +278,12 @@ class BatchedGames:
     def ghost_sums(self, index: int) -> np.ndarray:
         """``(N, 4)``: the running sums ghost ``index`` would draw against now, in name order
         (East, North, South, West; an illegal move repeats the sum before it, or -inf)."""
+        return self._sums(index, self.ghost_bits(index))
+
+    def ghost_bits(self, index: int) -> np.ndarray:
+        """Ghost ``index``'s legal moves in every game, as bits in name order (``NAME_BIT``)."""
         position, facing = self.ghosts[index], self.ghost_facing[index]
-        bits = self.boards.ghost_legal[(self._slot_halves + position) * 5 + facing]
-        return self._sums(index, bits)
+        return self.boards.ghost_legal[(self._slot_halves + position) * 5 + facing]
 
     # ------------------------------------------------------------------ views
 
