@@ -80,6 +80,7 @@ def test_game_for_game_what_the_object_vector_env_returns(layout, kwargs, ghost,
     old = object_env(count, seed, ghost, **common)
     new = PacmanBatchedVectorEnv(count, ghost=ghost, **common)
     assert new.single_observation_space == old.single_observation_space
+    assert new.observation_space == old.observation_space  # bounds shared, not copied per game
     assert new.channel_names == old.channel_names and new.feature_names == old.feature_names
     assert_same(old.reset(seed=seed), new.reset(seed=seed), "reset")
     rng = np.random.default_rng(seed)

@@ -25,11 +25,14 @@ SEEDS = int(os.environ.get("PACMAN_MAZEGEN_SEEDS", "300"))
 def _arguments(seed: int) -> dict:
     """A spread of sizes and contents, decided by the seed."""
     picker = random.Random(seed)
+    width, height = picker.randint(5, 40), picker.randint(5, 30)
+    # At most an eighth of the inside each: a 5x5 board has only 8 open cells.
+    most = min(4, (width - 2) * (height - 2) // 8)
     return {
-        "width": picker.randint(5, 40),
-        "height": picker.randint(5, 30),
-        "ghosts": picker.randint(0, 4),
-        "capsules": picker.randint(0, 4),
+        "width": width,
+        "height": height,
+        "ghosts": picker.randint(0, most),
+        "capsules": picker.randint(0, most),
         "food": picker.choice([0.1, 0.5, 1.0]),
     }
 
