@@ -32,7 +32,7 @@ from pacman.envs.features import (
     longest_distance,
 )
 from pacman.envs.observation import CAPSULES, FOOD, PACMAN, WALLS, channel_names
-from pacman.state import SCARED_TIME
+from pacman.state import SCARED_TIME, maze_of
 
 #: A maze distance standing for "not reachable": above every real one.
 FAR = np.iinfo(np.int16).max
@@ -172,17 +172,17 @@ class BatchedFeatures:
 
     def _refresh(self) -> None:
         """Maze distances of the boards that changed since last time."""
-        boards = self.games.boards
+        boards, grid = self.games.boards, self.games.grid
         for slot in np.flatnonzero(boards.version != self._versions).tolist():
             layout = boards.layouts[slot]
             distances = maze_distances(layout)
             table = self._distances[slot]
             table[:] = FAR
-            grid = self.games.grid
-            for (x, y), steps in _cells_and_rows(layout, distances):
-                row = table[grid.cell(x, y)]
-                for (tx, ty), count in steps.items():
-                    row[grid.cell(tx, ty)] = count
+            open_cells = list(maze_of(layout).pacman_moves)
+            number = {cell: grid.cell(*cell) for cell in open_cells}
+            for cell in open_cells:
+                steps = distances.from_cell(cell)
+                table[number[cell], [number[c] for c in steps]] = list(steps.values())
             self._scales[slot] = float(longest_distance(layout))
             self._versions[slot] = boards.version[slot]
 
@@ -239,11 +239,3 @@ class BatchedFeatures:
         out[..., GHOST_DISTANCE] = np.minimum(1.0, nearest_ghost / scale)
         out[..., SCARED_GHOST_DISTANCE] = np.minimum(1.0, nearest_scared / scale)
         out[..., SCARED_TIME_LEFT] = scared_time / SCARED_TIME
-
-
-def _cells_and_rows(layout, distances):
-    """Each open cell of ``layout`` with its maze distances to every cell it reaches."""
-    from pacman.state import maze_of
-
-    for cell in maze_of(layout).pacman_moves:
-        yield cell, distances.from_cell(cell)
