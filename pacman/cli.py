@@ -69,8 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-l",
         "--layout",
         default="mediumClassic",
-        help="layout name, .lay file or random:WxH[,seed=S,ghosts=G,capsules=C,food=F] "
-        "(a generated board; default mediumClassic)",
+        help="layout name, .lay file or random:WxH[,seed=S,...] (default mediumClassic)",
     )
     add("--save-layout", metavar="FILE", help="write the layout played (a random: one) to FILE")
     add(
@@ -416,8 +415,7 @@ def _play(options: argparse.Namespace) -> int:
     )
 
     layout = playable(load_layout(options.layout))
-    if options.save_layout:
-        save_layout(layout, options.save_layout)
+    save_layout(layout, options.save_layout)  # --save-layout FILE, if given
     for warning in layout.warnings:
         print(f"pacman: warning: {warning}", file=sys.stderr)
     if options.isolation == "sandbox":

@@ -274,8 +274,11 @@ def load_spec(text: str) -> Layout:
     return parse_spec(text).board()
 
 
-def save_layout(layout: Layout, path: str) -> None:
-    """Write ``layout`` as a ``.lay`` file that ``load_layout(path)`` reads back as the same board."""
+def save_layout(layout: Layout, path: str | None) -> None:
+    """Write ``layout`` as a ``.lay`` file that ``load_layout(path)`` reads back as the same
+    board (nothing without a path: ``--save-layout`` was not given)."""
+    if not path:
+        return
     try:
         with open(path, "w", encoding="utf-8") as file:
             file.write(str(layout) + "\n")
