@@ -266,7 +266,7 @@ def batched_section(layout: str, repeat: int, seed: int) -> None:
         f"\nbatched engine: make_vec({BATCHED_ID!r}), {layout}, grid observations, random actions;"
         f" best of {repeat}"
     )
-    print(f"{'':44s} {'steps/s':>11s} {'per CPU s':>11s} {'bytes/game':>10s}  runs (steps/s)")
+    print(f"{'':52s} {'steps/s':>11s} {'per CPU s':>11s} {'bytes/game':>10s}  runs (steps/s)")
     rows = []
     for n in BATCH_SIZES:
         rows.append((f"batched, {layout}, N={n:,}", lambda n=n: batched(layout, n, seed), n))
@@ -287,6 +287,14 @@ def batched_section(layout: str, repeat: int, seed: int) -> None:
     for name, run, n in rows:
         memory = f"{batched_memory(layout, n):,.0f}" if n else "-"
         _report(name, [run() for _ in range(repeat)], memory)
+    # Today's vector env at the same size, for scale (20 batch steps: it is slow there).
+    n = 1024
+    rounds = 20
+    _report(
+        f"PacmanVectorEnv (object engine), N={n:,}",
+        [vector("pacman.envs:Pacman-v0", layout, n, None, rounds * n, seed) for _ in range(repeat)],
+        "-",
+    )
     missing = None
     for n in BATCH_SIZES:
         runner = jumanji_runner(n, seed)
@@ -307,7 +315,7 @@ def _report(name: str, rates: list[tuple[float, float]], memory: str) -> None:
     best = max(wall for wall, _ in rates)
     cpu = max(c for _, c in rates)
     runs = ", ".join(f"{wall:,.0f}" for wall, _ in rates)
-    print(f"{name:44s} {best:>11,.0f} {cpu:>11,.0f} {memory:>10s}  {runs}", flush=True)
+    print(f"{name:52s} {best:>11,.0f} {cpu:>11,.0f} {memory:>10s}  {runs}", flush=True)
 
 
 def main() -> None:

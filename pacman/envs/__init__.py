@@ -29,6 +29,8 @@ require("gymnasium")
 
 if TYPE_CHECKING:
     from pacman.envs.aec import PacmanAECEnv
+    from pacman.envs.batched.gymenv import PacmanBatchedEnv, PacmanBatchedVectorEnv
+    from pacman.envs.batched.zoo import PacmanBatchedParallelEnv
     from pacman.envs.features import FEATURE_NAMES
     from pacman.envs.parallel import PacmanParallelEnv
     from pacman.envs.single import ACTIONS, PacmanEnv
@@ -41,6 +43,9 @@ __all__ = [
     "FEATURE_NAMES",
     "MAX_EPISODE_STEPS",
     "PacmanAECEnv",
+    "PacmanBatchedEnv",
+    "PacmanBatchedParallelEnv",
+    "PacmanBatchedVectorEnv",
     "PacmanEnv",
     "PacmanParallelEnv",
     "PacmanVectorEnv",
@@ -113,6 +118,9 @@ _LAZY = {
     "PacmanVectorEnv": "pacman.envs.vector",
     "PacmanAECEnv": "pacman.envs.aec",
     "PacmanParallelEnv": "pacman.envs.parallel",
+    "PacmanBatchedEnv": "pacman.envs.batched.gymenv",
+    "PacmanBatchedVectorEnv": "pacman.envs.batched.gymenv",
+    "PacmanBatchedParallelEnv": "pacman.envs.batched.zoo",
 }
 
 
@@ -120,7 +128,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'pacman.envs' has no attribute {name!r}")
-    if module in ("pacman.envs.aec", "pacman.envs.parallel"):
+    if module in ("pacman.envs.aec", "pacman.envs.parallel", "pacman.envs.batched.zoo"):
         require("pettingzoo")
     return getattr(importlib.import_module(module), name)
 
