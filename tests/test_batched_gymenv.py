@@ -70,6 +70,8 @@ CASES = [
     ("trickyClassic", {"observation": "window", "window_radius": 3}, "random", "same_step"),
     ("trickyClassic", {"per_ghost_channels": True}, "directional", "same_step"),
     ("powerClassic", {"observation": "window"}, "directional", "next_step"),
+    ("trickyClassic", {"observation": "features", "num_ghosts": 1}, "random", "next_step"),
+    ("openClassic", {"num_ghosts": 0}, "random", "same_step"),
 ]
 
 

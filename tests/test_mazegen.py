@@ -166,3 +166,18 @@ def test_cli_mistakes_are_one_line_and_exit_2(capsys, tmp_path):
     assert main(args) == 2
     _, err = capsys.readouterr()
     assert err == f"pacman: --save-layout {missing}: cannot write (No such file or directory)\n"
+
+
+def test_pacman_env_draws_a_new_board_each_episode_the_same_for_a_seed():
+    gym = pytest.importorskip("gymnasium")
+    env = gym.make("pacman.envs:Pacman-v0", layout="random:13x9", observation="features")
+
+    def board(seed: int | None = None) -> str:
+        env.reset(seed=seed)
+        return env.unwrapped.layout.name
+
+    first = [board(5), board(), board()]
+    assert len(set(first)) == 3 and all(name.startswith("random:13x9,seed=") for name in first)
+    assert [board(5), board(), board()] == first
+    assert env.observation_space.shape == (50,)
+
