@@ -180,4 +180,3 @@ def test_pacman_env_draws_a_new_board_each_episode_the_same_for_a_seed():
     assert len(set(first)) == 3 and all(name.startswith("random:13x9,seed=") for name in first)
     assert [board(5), board(), board()] == first
     assert env.observation_space.shape == (50,)
-

@@ -46,19 +46,19 @@ class HalfGrid:
         self.halves = 2 * height * self.row_stride
         rows, columns = np.divmod(np.arange(self.cells), width)
         #: The half cell of each cell.
-        self.q_of_cell = (2 * rows * self.row_stride + 2 * columns).astype(np.int32)
+        self.q_of_cell = (2 * rows * self.row_stride + 2 * columns).astype(np.int64)
         big_r, big_c = np.divmod(np.arange(self.halves), self.row_stride)
         # int(x + 0.5) of a half x rounds up; up in y is one row less, so rows round down.
         cell = (big_r // 2) * width + np.minimum((big_c + 1) // 2, width - 1)
         #: The cell a half cell is shown on (and counted as by the features): int(x + 0.5).
-        self.cell_of_q = np.minimum(cell, self.cells - 1).astype(np.int32)
+        self.cell_of_q = np.minimum(cell, self.cells - 1).astype(np.int64)
         #: Where a scared ghost's timer running out puts it: (int(x + 0.5), int(y + 0.5)).
         self.snap = self.q_of_cell[self.cell_of_q]
         #: Half-cell coordinates (2x, 2y) of each half cell, y upward as the game's.
-        self.x2 = big_c.astype(np.int32)
-        self.y2 = (2 * (height - 1) - big_r).astype(np.int32)
+        self.x2 = big_c.astype(np.int64)
+        self.y2 = (2 * (height - 1) - big_r).astype(np.int64)
         #: One half cell's move per action code.
-        self.half_steps = np.array([-1, 0, 1, -self.row_stride, self.row_stride], np.int32)
+        self.half_steps = np.array([-1, 0, 1, -self.row_stride, self.row_stride], np.int64)
 
     def position(self, q: np.ndarray) -> np.ndarray:
         """``(..., 2)`` game positions ``(x, y)`` of half cells (float, halves when scared)."""
@@ -92,7 +92,7 @@ class BoardTables:
         maze = maze_of(layout)
         cells = grid.cells
         self.walls = np.ones(cells, dtype=bool)
-        self.pacman_to = np.repeat(np.arange(cells, dtype=np.int32), len(ACTION_ORDER))
+        self.pacman_to = np.repeat(np.arange(cells, dtype=np.int64), len(ACTION_ORDER))
         self.pacman_legal = np.zeros(cells * len(ACTION_ORDER), dtype=bool)
         self.ghost_legal = np.zeros(grid.halves * len(ACTION_ORDER), dtype=np.uint8)
         for (x, y), moves in maze.pacman_moves.items():
@@ -113,7 +113,7 @@ class BoardTables:
         self.pacman_mask = self.pacman_legal.reshape(cells, 5).astype(np.int8)
         starts = layout.agent_positions[: 1 + num_ghosts]
         self.pacman_start = grid.cell(*starts[0][1])
-        self.ghost_starts = np.array([grid.half(*p) for _, p in starts[1:]], dtype=np.int32)
+        self.ghost_starts = np.array([grid.half(*p) for _, p in starts[1:]], dtype=np.int64)
         self.food = np.zeros(cells, dtype=bool)
         self.food[[grid.cell(*p) for p in layout.food_positions]] = True
         self.capsules = np.zeros(cells, dtype=bool)
@@ -149,7 +149,7 @@ class BoardSlots:
         self.walls = np.tile(first.walls, (count, 1))
         self.food = np.tile(first.food, (count, 1))
         self.capsules = np.tile(first.capsules, (count, 1))
-        self.pacman_start = np.full(count, first.pacman_start, dtype=np.int32)
+        self.pacman_start = np.full(count, first.pacman_start, dtype=np.int64)
         self.ghost_starts = np.tile(first.ghost_starts[:, None], (1, count))
         #: Bumped whenever a slot gets a new board (encoders rebuild what they cached of it).
         self.version = np.zeros(count, dtype=np.int64)

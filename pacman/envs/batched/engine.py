@@ -74,22 +74,22 @@ class BatchedGames:
         self.boards = BoardSlots(layout, num_games, self.num_ghosts, draw)
         grid = self.grid = self.boards.grid
         n, g, cells = num_games, self.num_ghosts, grid.cells
-        self.pacman = np.zeros(n, dtype=np.int32)
-        self.pacman_q = np.zeros(n, dtype=np.int32)
+        self.pacman = np.zeros(n, dtype=np.int64)
+        self.pacman_q = np.zeros(n, dtype=np.int64)
         self.pacman_facing = np.full(n, STOP_CODE, dtype=np.int8)
-        self.ghosts = np.zeros((g, n), dtype=np.int32)
+        self.ghosts = np.zeros((g, n), dtype=np.int64)
         self.ghost_facing = np.full((g, n), STOP_CODE, dtype=np.int8)
         self.timers = np.zeros((g, n), dtype=np.int16)
-        self.ghost_starts = np.zeros((g, n), dtype=np.int32)
+        self.ghost_starts = np.zeros((g, n), dtype=np.int64)
         self.food = np.zeros((n, cells), dtype=bool)
         self.capsules = np.zeros((n, cells), dtype=bool)
-        self.food_left = np.zeros(n, dtype=np.int32)
+        self.food_left = np.zeros(n, dtype=np.int64)
         self.scores = np.zeros(n, dtype=np.int64)
         self.outcome = np.full(n, STOPPED, dtype=np.int8)
         self.slot = self.boards.slot_of(np.arange(n))
-        self._slot_cells = (self.slot * cells).astype(np.int32)
-        self._slot_halves = (self.slot * grid.halves).astype(np.int32)
-        self._rows = (np.arange(n) * cells).astype(np.int32)
+        self._slot_cells = (self.slot * cells).astype(np.int64)
+        self._slot_halves = (self.slot * grid.halves).astype(np.int64)
+        self._rows = (np.arange(n) * cells).astype(np.int64)
         self.ghost_stream = Streams(n)
         self.board_stream = Streams(n)
         self._uniform = choices.uniform_sums()
@@ -98,9 +98,9 @@ class BatchedGames:
         self._first_legal = choices.first_legal_table()
         # Half-cell offsets of the four moves in name order, for DirectionalGhost's distances.
         order = choices.NAME_ORDER
-        self._dx = np.array([[-1, 0, 1, 0, 0][c] for c in order], np.int32)
-        self._dy = np.array([[0, 0, 0, 1, -1][c] for c in order], np.int32)
-        self._weights = (1 << np.arange(4)).astype(np.int32)
+        self._dx = np.array([[-1, 0, 1, 0, 0][c] for c in order], np.int64)
+        self._dy = np.array([[0, 0, 0, 1, -1][c] for c in order], np.int64)
+        self._weights = (1 << np.arange(4)).astype(np.int64)
 
     # ------------------------------------------------------------------ starting
 
@@ -263,7 +263,7 @@ class BatchedGames:
         grid = self.grid
         position = self.ghosts[index]
         scared = self.timers[index] > 0
-        speed = 2 - scared.astype(np.int32)  # half cells a move
+        speed = 2 - scared.astype(np.int64)  # half cells a move
         pacman = self.pacman_q
         dx = (grid.x2[position] - grid.x2[pacman])[:, None] + self._dx * speed[:, None]
         dy = (grid.y2[position] - grid.y2[pacman])[:, None] + self._dy * speed[:, None]
@@ -271,9 +271,9 @@ class BatchedGames:
         legal = choices.LEGAL_MOVES[bits]
         # Unscared ghosts want the least distance, scared ones the most: flip the sign.
         signed = np.where(scared[:, None], -distance, distance)
-        signed = np.where(legal, signed, np.iinfo(np.int32).max)
+        signed = np.where(legal, signed, np.iinfo(np.int64).max)
         best = (signed == signed.min(axis=1)[:, None]) & legal
-        return scared.astype(np.int8), bits, best.astype(np.int32) @ self._weights
+        return scared.astype(np.int8), bits, best.astype(np.int64) @ self._weights
 
     def ghost_sums(self, index: int) -> np.ndarray:
         """``(N, 4)``: the running sums ghost ``index`` would draw against now, in name order

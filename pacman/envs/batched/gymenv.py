@@ -15,6 +15,7 @@ layout is a distribution (``layout="random:20x11"``: a new board each episode).
 
 from __future__ import annotations
 
+import operator
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -309,6 +310,10 @@ class PacmanBatchedVectorEnv(VectorEnv):
             batched[f"_{key}"] = present.copy()
         return batched
 
+    def render(self) -> None:
+        """Nothing: the batched games are not drawn (see ``PacmanVectorEnv`` for frames)."""
+        return None
+
     def action_masks(self) -> np.ndarray:
         """``(num_envs, 5)`` booleans: each game's legal actions (sb3-contrib's convention)."""
         return self.games.legal_mask().astype(bool)
@@ -342,9 +347,11 @@ class PacmanBatchedEnv(gym.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._over:
             raise PacmanError("the episode has ended (won or lost); call reset()")
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise PacmanError(f"action {action!r} is not in Discrete(5): use 0 to 4")
-        observations, rewards, terminations, _, info = self.vector.step(np.array([action]))
+        try:
+            code = operator.index(action)  # ints, NumPy integers and 0-d integer arrays
+        except TypeError:
+            raise PacmanError(f"action {action!r} is not in Discrete(5): use 0 to 4") from None
+        observations, rewards, terminations, _, info = self.vector.step(np.array([code]))
         self._over = bool(terminations[0])
         return observations[0], float(rewards[0]), self._over, False, _first(info)
 
