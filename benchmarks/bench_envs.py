@@ -213,6 +213,22 @@ def batched(layout: str, num_envs: int, seed: int, ghost: str = "random") -> tup
     return clock.rates(rounds * num_envs)
 
 
+def batched_parallel(layout: str, num_envs: int, seed: int) -> tuple[float, float]:
+    """Cycles (a move by every agent) per second of the batched PettingZoo-style game."""
+    from pacman.envs.batched.zoo import PacmanBatchedParallelEnv
+
+    env = PacmanBatchedParallelEnv(num_envs, layout=layout)
+    rounds = batch_rounds(num_envs) // 4
+    rng = np.random.default_rng(seed)
+    moves = [{a: rng.integers(0, 5, num_envs) for a in env.possible_agents} for _ in range(rounds)]
+    env.reset(seed=seed)
+    clock = Clock()
+    clock.start()
+    for actions in moves:
+        env.step(actions)
+    return clock.rates(rounds * num_envs)
+
+
 def batched_memory(layout: str, num_envs: int) -> float:
     """Bytes the batched env holds per game after a reset and a step (NumPy's, traced)."""
     tracemalloc.start()
@@ -287,6 +303,11 @@ def batched_section(layout: str, repeat: int, seed: int) -> None:
     for name, run, n in rows:
         memory = f"{batched_memory(layout, n):,.0f}" if n else "-"
         _report(name, [run() for _ in range(repeat)], memory)
+    _report(
+        "batched multi-agent game (every agent moves), N=1,024",
+        [batched_parallel(layout, 1024, seed) for _ in range(repeat)],
+        "-",
+    )
     # Today's vector env at the same size, for scale (20 batch steps: it is slow there).
     n = 1024
     rounds = 20

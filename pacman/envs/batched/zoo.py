@@ -227,13 +227,16 @@ class PacmanBatchedParallelEnv(ParallelEnv):
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         games, grid = self.games, self._grid
         count, channels = self.num_envs, len(self._grid.names)
-        cells = games.grid.cells
-        planes = grid.array.reshape(count, channels, cells)
+        planes = grid.array.reshape(count, channels, games.grid.cells)
+        # One block for every agent's planes: a few large allocations a step instead of one
+        # per agent, which glibc would otherwise hand back to the system and fault in again.
+        block = np.empty((len(self.agents), count, channels + 1, planes.shape[2]), np.float32)
+        block[:, :, :channels] = planes
+        block[:, :, channels] = 0.0
         observations = {}
         for index, agent in enumerate(self.agents):
             here = games.pacman if index == 0 else games.grid.cell_of_q[games.ghosts[index - 1]]
-            stack = np.zeros((count, channels + 1, cells), dtype=np.float32)
-            stack[:, :channels] = planes
+            stack = block[index]
             stack[np.arange(count), channels, here] = 1.0
             observations[agent] = {
                 "observation": self._plain(stack.reshape(count, channels + 1, *grid.shape[1:])),
