@@ -19,9 +19,9 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
-from pettingzoo import ParallelEnv
 
 from pacman.directions import ACTION_ORDER
+from pacman.envs._optional import require
 from pacman.envs.batched.boards import NAME_BIT, STOP_CODE
 from pacman.envs.batched.encoders import BatchedGrid
 from pacman.envs.batched.engine import RUNNING, BatchedGames
@@ -29,6 +29,9 @@ from pacman.envs.batched.gymenv import batch_boards, check_count
 from pacman.envs.single import check_illegal_action
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.layout import Layout
+
+require("pettingzoo")
+from pettingzoo import ParallelEnv  # noqa: E402
 
 #: ``[bits]``: a ghost's legal set as an ``int8`` mask over ``ACTION_ORDER``.
 GHOST_MASKS = ((np.arange(16)[:, None] & NAME_BIT[None, :]) > 0).astype(np.int8)
