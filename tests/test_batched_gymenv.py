@@ -183,6 +183,12 @@ def test_bad_arguments_are_one_line_errors():
         PacmanBatchedVectorEnv(2, layout="random:3x9")
     with pytest.raises(PacmanError, match=r"^observation must be one of"):
         PacmanBatchedVectorEnv(2, observation="dict")
+    with pytest.raises(PacmanError, match=r"^the batched engine has no GameStates to hand"):
+        PacmanBatchedVectorEnv(2, reward_fn=lambda before, after: 0.0)
+    with pytest.raises(PacmanError, match=r"^the batched environments do not render"):
+        PacmanBatchedVectorEnv(2, render_mode="rgb_array")
+    with pytest.raises(PacmanError, match=r"^the batched engine's ghosts are 'random'"):
+        PacmanBatchedVectorEnv(2, ghost=lambda index, rng: None)
     envs = PacmanBatchedVectorEnv(2, layout="smallClassic")
     envs.reset(seed=0)
     with pytest.raises(PacmanError, match=r"^step got actions of shape \(3,\); expected \(2,\)"):

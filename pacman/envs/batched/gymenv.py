@@ -92,8 +92,14 @@ class PacmanBatchedVectorEnv(VectorEnv):
         max_episode_steps: int | None = None,
         autoreset_mode: Any = "next_step",
         render_mode: None = None,
+        reward_fn: None = None,
     ) -> None:
         num_envs = check_count(num_envs)
+        if reward_fn is not None:
+            raise PacmanError(
+                "the batched engine has no GameStates to hand reward_fn: use reward_scale, "
+                "or compute rewards from the arrays in envs.games"
+            )
         check_illegal_action(illegal_action)
         if observation not in OBSERVATION_KINDS:
             known = ", ".join(repr(kind) for kind in OBSERVATION_KINDS)
