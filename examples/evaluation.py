@@ -25,13 +25,22 @@ def make_env(layout: str, **env_kwargs: Any) -> gym.Env:
 
 
 def evaluate(
-    layout: str, policy: Policy, games: int = 100, **env_kwargs: Any
+    layout: str,
+    policy: Policy,
+    games: int = 100,
+    boards: list[str] | None = None,
+    **env_kwargs: Any,
 ) -> tuple[float, float]:
-    """Win rate and mean game score of ``policy`` over ``games`` games seeded from EVAL_SEED."""
+    """Win rate and mean game score of ``policy`` over ``games`` games seeded from EVAL_SEED.
+
+    ``boards`` collects the name of each game's board (a ``random:`` layout draws new ones).
+    """
     env = make_env(layout, **env_kwargs)
     wins, scores = 0, []
     for game in range(games):
         observation, info = env.reset(seed=EVAL_SEED + game)
+        if boards is not None:
+            boards.append(env.unwrapped.layout.name)
         done = False
         while not done:
             action = policy(observation, info["action_mask"])

@@ -70,8 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
         "-l",
         "--layout",
         default="mediumClassic",
-        help="layout name or .lay file (default mediumClassic)",
+        help="layout name, .lay file or random:WxH[,seed=S,...] (default mediumClassic)",
     )
+    add("--save-layout", metavar="FILE", help="write the layout played (a random: one) to FILE")
     add(
         "-p",
         "--pacman",
@@ -409,6 +410,7 @@ def _play(options: argparse.Namespace) -> int:
     from pacman.execution import InOrder, Interrupted, interruption_handled, signals_deferred
     from pacman.layout import load_layout, playable
     from pacman.loading import parse_agent_args
+    from pacman.mazegen import save_layout
     from pacman.outputs import StreamedLines, write_atomically
     from pacman.runner import (
         GameSpec,
@@ -421,6 +423,7 @@ def _play(options: argparse.Namespace) -> int:
     from pacman.seeding import read_secret
 
     layout = playable(load_layout(options.layout))
+    save_layout(layout, options.save_layout)  # --save-layout FILE, if given
     for warning in layout.warnings:
         print(f"pacman: warning: {warning}", file=sys.stderr)
     if options.isolation == "sandbox":
@@ -483,7 +486,7 @@ def _play(options: argparse.Namespace) -> int:
     count = options.numGames
     training = options.numTraining
     spec = GameSpec(
-        layout=options.layout,
+        layout=layout.name,  # a random: spec without seed= names its board here
         pacman=options.pacman,
         pacman_args=agent_args,
         ghost=options.ghosts,

@@ -34,16 +34,22 @@ def _summing_to_one(probabilities: list[float]) -> list[float]:
     return probabilities
 
 
+def running_sums(distribution: dict[str, float]) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """The actions in name order and the running sums of their probabilities, as
+    :func:`sample` walks them (the batched engine tabulates these to draw alike)."""
+    items = sorted(distribution.items())
+    sums = tuple(accumulate(_summing_to_one([p for _, p in items])))
+    return tuple(action for action, _ in items), sums
+
+
 def sample(distribution: dict[str, float], rng: random.Random) -> str:
     """Draw an action with one ``rng.random()`` call, walking the actions in name order."""
-    items = sorted(distribution.items())
-    probabilities = _summing_to_one([p for _, p in items])
+    names, sums = running_sums(distribution)
     draw = rng.random()
-    index, running = 0, probabilities[0]
-    while draw > running:
-        index += 1
-        running += probabilities[index]
-    return items[index][0]
+    for name, bound in zip(names, sums, strict=True):
+        if draw <= bound:
+            return name
+    raise IndexError("list index out of range")  # past the last sum, as CS188's walk fails
 
 
 class GhostAgent(Agent):
@@ -138,6 +144,13 @@ def directional_distribution(
     else:
         best_distance, best_probability = min(distances), prob_attack
     best = [a for a, d in zip(legal, distances, strict=True) if d == best_distance]
+    return directional_weights(legal, best, best_probability)
+
+
+def directional_weights(
+    legal: list[str], best: list[str], best_probability: float
+) -> dict[str, float]:
+    """``best`` share ``best_probability``, every ``legal`` action the rest (both in legal order)."""
     weights: dict[str, float] = {}
     for action in best:
         weights[action] = best_probability / len(best)

@@ -170,8 +170,12 @@ def layout_names() -> list[str]:
 
 
 def load_layout(name_or_path: str | os.PathLike[str]) -> Layout:
-    """Load a layout by bundled name (``mediumClassic``) or by file path."""
+    """Load a layout by bundled name (``mediumClassic``), file path or ``random:`` spec."""
     text_name = str(name_or_path)
+    if text_name.startswith("random:"):
+        from pacman.mazegen import load_spec  # generated boards (pacman/mazegen.py)
+
+        return load_spec(text_name)
     # (file, name the layout is known by): a path keeps its path, a bare name its stem.
     candidates = [(Path(text_name), text_name)]
     if not text_name.endswith(".lay"):

@@ -4,7 +4,9 @@ Importing this package registers the Gymnasium ids (``import pacman`` alone
 never imports gymnasium):
 
 - ``Pacman-v0``: mediumClassic;
-- ``Pacman-<layout>-v0``: every bundled layout (``Pacman-smallClassic-v0``...).
+- ``Pacman-<layout>-v0``: every bundled layout (``Pacman-smallClassic-v0``...);
+- ``PacmanBatched-v0``: the batched array engine (``pacman.envs.batched``): ``make_vec``
+  steps all its games as arrays; ``layout=`` any layout or ``"random:WxH"`` boards.
 
 ``gymnasium.make("pacman.envs:Pacman-v0")`` imports this package itself, so it
 works with no prior import; ``layout=`` and the other ``PacmanEnv`` arguments
@@ -27,6 +29,8 @@ require("gymnasium")
 
 if TYPE_CHECKING:
     from pacman.envs.aec import PacmanAECEnv
+    from pacman.envs.batched.gymenv import PacmanBatchedEnv, PacmanBatchedVectorEnv
+    from pacman.envs.batched.zoo import PacmanBatchedParallelEnv
     from pacman.envs.features import FEATURE_NAMES
     from pacman.envs.parallel import PacmanParallelEnv
     from pacman.envs.single import ACTIONS, PacmanEnv
@@ -34,10 +38,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACTIONS",
+    "BATCHED_ID",
     "DEFAULT_ID",
     "FEATURE_NAMES",
     "MAX_EPISODE_STEPS",
     "PacmanAECEnv",
+    "PacmanBatchedEnv",
+    "PacmanBatchedParallelEnv",
+    "PacmanBatchedVectorEnv",
     "PacmanEnv",
     "PacmanParallelEnv",
     "PacmanVectorEnv",
@@ -48,6 +56,8 @@ __all__ = [
 
 #: The id of the default environment (mediumClassic).
 DEFAULT_ID = "Pacman-v0"
+#: The id of the batched engine's environments (mediumClassic by default).
+BATCHED_ID = "PacmanBatched-v0"
 #: Pac-Man moves before the registered environments truncate an episode.
 MAX_EPISODE_STEPS = 1000
 _ENTRY_POINT = "pacman.envs.single:PacmanEnv"
@@ -75,6 +85,14 @@ def _register() -> None:
                 kwargs={"layout": layout},
                 max_episode_steps=MAX_EPISODE_STEPS,
             )
+    if BATCHED_ID not in registry:
+        register(
+            id=BATCHED_ID,
+            entry_point="pacman.envs.batched.gymenv:PacmanBatchedEnv",
+            vector_entry_point="pacman.envs.batched.gymenv:PacmanBatchedVectorEnv",
+            kwargs={"layout": "mediumClassic"},
+            max_episode_steps=MAX_EPISODE_STEPS,
+        )
 
 
 def aec_env(layout: Any = "mediumClassic", **kwargs: Any) -> PacmanAECEnv:
@@ -100,6 +118,9 @@ _LAZY = {
     "PacmanVectorEnv": "pacman.envs.vector",
     "PacmanAECEnv": "pacman.envs.aec",
     "PacmanParallelEnv": "pacman.envs.parallel",
+    "PacmanBatchedEnv": "pacman.envs.batched.gymenv",
+    "PacmanBatchedVectorEnv": "pacman.envs.batched.gymenv",
+    "PacmanBatchedParallelEnv": "pacman.envs.batched.zoo",
 }
 
 
@@ -107,7 +128,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'pacman.envs' has no attribute {name!r}")
-    if module in ("pacman.envs.aec", "pacman.envs.parallel"):
+    if module in ("pacman.envs.aec", "pacman.envs.parallel", "pacman.envs.batched.zoo"):
         require("pettingzoo")
     return getattr(importlib.import_module(module), name)
 

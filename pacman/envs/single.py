@@ -17,6 +17,7 @@ from pacman.envs.observation import GridEncoder, action_mask
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.ghosts import GHOST_TYPES, GhostAgent
 from pacman.layout import Layout, load_layout
+from pacman.mazegen import board_draw
 from pacman.state import SCARED_TIME, GameState
 
 #: Action ``i`` of ``Discrete(5)`` is ``ACTIONS[i]``: the game's legal-action order.
@@ -163,7 +164,9 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
     ``gymnasium.make("pacman.envs:Pacman-v0")`` (mediumClassic) or
     ``"pacman.envs:Pacman-<layout>-v0"`` for every bundled layout, with:
 
-    - ``layout``: a bundled layout name, a ``.lay`` path or a ``Layout``.
+    - ``layout``: a bundled layout name, a ``.lay`` path, a ``Layout`` or a
+      ``random:WxH[,...]`` spec (without ``seed=``: a new board each episode,
+      drawn from ``np_random``).
     - ``num_ghosts``: at most this many ghosts (default: all of the layout's).
     - ``ghost``: ``"random"`` (default), ``"directional"``, a CS188 class name
       or ghost class, or a callable ``(index, rng) -> agent`` with
@@ -208,7 +211,10 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
                 f"window_radius must be a whole number of cells >= 1, not {window_radius!r}"
             )
         rendering.check_render_mode(render_mode, self.metadata["render_modes"])
-        self.layout, self._initial, self.num_ghosts = load_game(layout, num_ghosts)
+        # A random: spec without seed= is a distribution: a new board each episode.
+        self._boards = board_draw(layout)
+        first = layout if self._boards is None else self._boards(0)
+        self.layout, self._initial, self.num_ghosts = load_game(first, num_ghosts)
         self.illegal_action = illegal_action
         self.observation_kind = observation
         self.render_mode = render_mode
@@ -269,6 +275,8 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
         self._ghost_rng.seed(int(self.np_random.integers(2**63)))
         if seed is not None:
             random.seed(seed)  # ghost classes written for CS188 draw from the module
+        if self._boards is not None:
+            self._new_board(self._boards(int(self.np_random.integers(2**31))))
         state = starting_state(options, self._initial)
         self.state = state
         self._encoder.reset(state)
@@ -339,6 +347,14 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
         return frame
 
     # -------------------------------------------------------------- helpers
+
+    def _new_board(self, layout: Layout) -> None:
+        """Play the next episodes on ``layout`` (same size and ghosts as the first board)."""
+        self.layout, self._initial, _ = load_game(layout, self.num_ghosts)
+        self._encoder = GridEncoder(layout, self.num_ghosts, self._encoder.per_ghost_channels)
+        if self._features is not None:
+            self._features = FeatureEncoder(layout, self.num_ghosts)
+        self._legal_cache.clear()
 
     def action_mask(self) -> np.ndarray:
         """The legal actions of the current state as an ``int8`` mask (a fresh array)."""
