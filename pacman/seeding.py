@@ -20,13 +20,11 @@ draws exactly what it would draw alone in a process of its own, as sandboxed age
 
 from __future__ import annotations
 
-import hashlib
+import os
 import random
-import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pacman.errors import UsageError
@@ -36,8 +34,8 @@ PROJECT_PACKAGES = ("pacman", "agents")
 
 
 def new_secret() -> str:
-    """A fresh secret: 128 random bits, as hex."""
-    return secrets.token_hex(16)
+    """A fresh secret: 128 random bits from the kernel, as hex."""
+    return os.urandom(16).hex()
 
 
 def read_secret(text: str, flag: str = "--game-secret") -> str:
@@ -48,9 +46,10 @@ def read_secret(text: str, flag: str = "--game-secret") -> str:
     """
     if not text.startswith("@"):
         return text
-    path = Path(text[1:])
+    path = text[1:]
     try:
-        secret = path.read_text(encoding="utf-8").strip()
+        with open(path, encoding="utf-8") as handle:
+            secret = handle.read().strip()
     except OSError as error:
         raise UsageError(f"{flag} {text}: cannot read {path} ({error.strerror})") from None
     except UnicodeDecodeError:
@@ -62,6 +61,8 @@ def read_secret(text: str, flag: str = "--game-secret") -> str:
 
 def mixed_secret(secret: str, *parts: bytes) -> str:
     """A secret of its own for one use of ``secret`` (a submission: its files' bytes)."""
+    import hashlib
+
     digest = hashlib.sha256(secret.encode("utf-8", "surrogateescape"))
     for part in parts:
         digest.update(hashlib.sha256(part).digest())
@@ -69,6 +70,8 @@ def mixed_secret(secret: str, *parts: bytes) -> str:
 
 
 def _derive(label: str, seed: int, secret: str) -> int:
+    import hashlib  # here: a sandboxed worker imports this module and never derives
+
     key = hashlib.sha256(secret.encode("utf-8", "surrogateescape")).digest()
     data = f"pacman-game/{label}/{seed}".encode()
     return int.from_bytes(hashlib.blake2b(data, key=key, digest_size=16).digest(), "big")

@@ -433,13 +433,37 @@ def visible_tree(policy: Policy) -> tuple[list[str], list[str]]:
     return shown, covered
 
 
-#: Shell: make a bind mount read-only (and nosuid, nodev). In a user namespace the kernel
-#: locks the access-time and noexec flags of mounts it inherited: a remount must repeat them.
-_READ_ONLY = (
-    "read_only() { kept=$(findmnt -no VFS-OPTIONS -T \"$1\" | tr , '\\n' "
-    "| grep -xE 'noatime|relatime|strictatime|nodiratime|noexec' | paste -sd, -); "
-    'mount -o "remount,bind,ro,nosuid,nodev${kept:+,$kept}" "$1"; }'
-)
+#: Per-mount flags a remount in a user namespace must repeat: the kernel locks the access
+#: time and noexec flags of the mounts that namespace inherited.
+_LOCKED_FLAGS = ("noatime", "relatime", "strictatime", "nodiratime", "noexec")
+
+
+def _mount_flags() -> list[tuple[str, list[str]]]:
+    """Each mount point of this process's view and its per-mount flags (from mountinfo)."""
+    found = []
+    with contextlib.suppress(OSError), open("/proc/self/mountinfo", encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.split()
+            point = fields[4].encode().decode("unicode_escape")  # \040 for a space...
+            found.append((point, fields[5].split(",")))
+    return found
+
+
+def _locked_flags(path: str, mounts: list[tuple[str, list[str]]]) -> list[str]:
+    """The locked flags of the mount ``path`` lies on (the last mounted of the deepest)."""
+    chosen: list[str] = []
+    depth = -1
+    for point, options in mounts:
+        if _inside(path, point) and len(point) >= depth:
+            depth, chosen = len(point), options
+    return [flag for flag in chosen if flag in _LOCKED_FLAGS]
+
+
+def _read_only(target: str, flags: list[str]) -> str:
+    """The remount making the bind mount ``target`` read-only (and nosuid, nodev), repeating
+    ``flags`` (what the kernel may have locked on it)."""
+    options = ",".join(["remount", "bind", "ro", "nosuid", "nodev", *flags])
+    return f"mount -o {options} {_shell_quote(target)}"
 
 
 def _namespace_script(
@@ -454,7 +478,8 @@ def _namespace_script(
     """
     chroot = shutil.which("chroot") or "/usr/sbin/chroot"
     q = _shell_quote
-    lines = ["set -e", _READ_ONLY, f"mount -t tmpfs -o size=1m,mode=0755 none {q(root)}"]
+    mounts = _mount_flags()
+    lines = ["set -e", f"mount -t tmpfs -o size=1m,mode=0755 none {q(root)}"]
     shown, covered = visible_tree(policy)
     for path in shown:
         target = q(root + path)
@@ -464,14 +489,16 @@ def _namespace_script(
             continue
         lines.append(f"mkdir -p {target}" if os.path.isdir(path) else f": > {target}")
         lines.append(f"mount --no-canonicalize --bind {q(path)} {target}")
-        lines.append(f"read_only {target}")
+        lines.append(_read_only(root + path, _locked_flags(path, mounts)))
     # A file nobody but root may open, laid over hidden files (/dev/null would open).
     cover = f"{root}/dev/.hidden"
     lines.append(f"mkdir -p {q(root)}/proc {q(root)}/dev")
     lines.append(f"mount -t proc -o nosuid,nodev,noexec proc {q(root)}/proc")
     for knob in ("sys", "sysrq-trigger"):
-        target = q(f"{root}/proc/{knob}")
-        lines.append(f"mount --bind {target} {target} && read_only {target}")
+        target_path = f"{root}/proc/{knob}"
+        target = q(target_path)
+        # (A kernel without the knob has nothing to cover: `&&` lets the script go on.)
+        lines.append(f"mount --bind {target} {target} && " + _read_only(target_path, ["noexec"]))
     lines.append(f"mount -t tmpfs -o size=64k,mode=0755,nosuid,noexec none {q(root)}/dev")
     # The policy's devices, bound from the machine's /dev (mknod needs a capability that a
     # user namespace's root lacks; a bound node works in both).
@@ -480,7 +507,7 @@ def _namespace_script(
     lines.append(f"ln -s /proc/self/fd {q(root)}/dev/fd")
     lines.append(f": > {q(cover)} && chmod 000 {q(cover)}")
     lines.append(f"mkdir {q(root)}/dev/shm")
-    lines.append(f"read_only {q(root)}/dev")
+    lines.append(_read_only(f"{root}/dev", ["noexec"]))
     lines.append(f"mount -t tmpfs -o size=16m,nosuid,nodev,noexec none {q(root)}/dev/shm")
     for path in covered:
         target = q(root + path)
@@ -495,7 +522,7 @@ def _namespace_script(
         f"mount -t tmpfs -o size={limits.disk_mb}m,nr_inodes={policy.max_scratch_entries},"
         f"mode=0700,uid={uid},gid={uid},nosuid,nodev none {q(root + scratch)}"
     )
-    lines.append(f"read_only {q(root)}")
+    lines.append(_read_only(root, []))
     lines.append(f"exec {q(chroot)} {q(root)} " + " ".join(q(part) for part in inner))
     return "\n".join(lines)
 
