@@ -35,8 +35,8 @@ def _timed(command: list[str]) -> tuple[float, str]:
 
 def _worker_start_seconds(runs: int) -> list[float]:
     sys.path.insert(0, str(REPO))
-    from pacman.grading.sandbox import SandboxConfig, Worker
     from pacman.grading.submission import stage_files
+    from pacman.sandbox.process import SandboxConfig, Worker
 
     times = []
     with tempfile.TemporaryDirectory() as private:

@@ -27,8 +27,8 @@ HONEST = REPO / "tests" / "fixtures" / "grading" / "cs188_style" / "multiAgents.
 
 def _runner(games: int, depth: int) -> None:
     sys.path.insert(0, str(REPO))
-    from pacman.grading import games as sandboxed
     from pacman.runner import GameSpec, batch, run_games
+    from pacman.sandbox import games as sandboxed
 
     spec = GameSpec(
         layout="smallClassic",

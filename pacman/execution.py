@@ -36,7 +36,7 @@ from typing import Any, Generic, TypeVar
 
 from pacman.errors import PacmanError, UsageError
 from pacman.extras import install_hint
-from pacman.lifetime import die_with_parent
+from pacman.sandbox.lifetime import die_with_parent
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
@@ -111,7 +111,7 @@ def temporary_root(prefix: str) -> Iterator[str]:
     """
     import tempfile
 
-    from pacman.cleanup import remove_tree
+    from pacman.sandbox.cleanup import remove_tree
 
     root = tempfile.mkdtemp(prefix=prefix)
     os.chmod(root, 0o711)

@@ -24,7 +24,7 @@ from pacman.game import describe
 from pacman.ghosts import GHOST_TYPES
 
 #: Modules named ``util`` and ``game`` for CS188 student files, used when nothing else provides them.
-SHIMS_DIR = Path(__file__).resolve().parent / "grading" / "shims"
+SHIMS_DIR = Path(__file__).resolve().parent / "shims"
 #: Module names of agent files imported by path (``file.py:Class``, ./*gents.py).
 USER_MODULE_PREFIX = "_pacman_user_"
 

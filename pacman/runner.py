@@ -57,7 +57,7 @@ class GameSpec:
     #: Keep agents' marks and Pac-Man's search results for the game's record (``--record``).
     keep_notes: bool = False
     #: "sandbox": agents that are not the project's play from the grader's sandboxed
-    #: workers (pacman.grading.games); "none": in this process.
+    #: workers (pacman.sandbox.games); "none": in this process.
     isolation: str = "none"
     #: The secret the ghosts' streams are derived with (:mod:`pacman.seeding`). None: ""
     #: in-process; a fresh one per run (:func:`stream_games`) where agents are sandboxed,
@@ -118,7 +118,7 @@ def portable(spec: GameSpec) -> GameSpec:
     finds them) travels as that file too; names of installed modules travel as names.
     """
     if spec.isolation == "sandbox":
-        from pacman.grading.games import portable as sandboxed_portable
+        from pacman.sandbox.games import portable as sandboxed_portable
 
         return sandboxed_portable(spec)  # the same, without importing the agents' files
     layout, layout_text, pacman, ghost, files = _carried(
@@ -183,7 +183,7 @@ def build_agents(spec: GameSpec, layout: Layout, pacman: object | None = None) -
 
 def _build(name: str, role: str, spec: GameSpec, *args: Any, **kwargs: Any) -> object:
     if spec.isolation == "sandbox":
-        from pacman.grading.games import sandboxed_agent
+        from pacman.sandbox.games import sandboxed_agent
 
         agent = sandboxed_agent(name, role, args, kwargs, spec)
         if agent is not None:
@@ -278,7 +278,7 @@ def stream_games(
     bar = progress_bar(len(specs), "game", progress)
     scope = ExitStack()
     if any(spec.isolation == "sandbox" for spec in specs):
-        from pacman.grading.games import sandboxed_run
+        from pacman.sandbox.games import sandboxed_run
 
         scope.enter_context(sandboxed_run())
     try:

@@ -22,7 +22,7 @@ def _hooks():
     return [
         f for f in _gc.get_objects()
         if type(f).__name__ == "function" and f.__name__ == "hook"
-        and f.__code__.co_filename.endswith("worker.py")
+        and _os.sep + "sandbox" + _os.sep in f.__code__.co_filename
     ]
 
 
@@ -302,7 +302,7 @@ attack("steal-closure-cells", lambda: _steal(_plain))
 hook_off_by_code()
 attack("steal-code-swap", lambda: _steal(_plain))
 
-import pacman.grading.worker as _worker
+import pacman.sandbox.inside as _worker
 
 
 def _forged_tree(self, request):

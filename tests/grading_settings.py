@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pacman.grading.sandbox import _untraversable_top
+from pacman.sandbox.process import _untraversable_top
 
 USERNS_EXEC = Path(__file__).resolve().parent / "userns_exec.py"
 

@@ -69,8 +69,8 @@ import os as _os
 import signal as _signal
 
 try:
-    import pacman.grading.protocol as _protocol
-    import pacman.grading.worker as _worker
+    import pacman.sandbox.protocol as _protocol
+    import pacman.sandbox.inside as _worker
 
     _real_write = _protocol.write_frame
 

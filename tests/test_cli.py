@@ -164,7 +164,7 @@ def test_a_cs188_course_folder_agent_is_found_by_name(capsys, tmp_path, monkeypa
     from pacman.loading import SHIMS_DIR
 
     if not (SHIMS_DIR / "game.py").is_file():
-        pytest.skip("the CS188 shims (pacman/grading/shims) are not there yet")
+        pytest.skip("the CS188 shims (pacman/shims) are not there yet")
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "-p", "ReflexAgent", "-l", "testClassic", "-q", "--max-moves", "3")
     assert code == 0, err

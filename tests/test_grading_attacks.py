@@ -37,7 +37,7 @@ from grading_attacks import attack_text
 from grading_settings import GRADER_UID, in_setting, python_with_tqdm
 from grading_submissions import BERKELEY, HONEST, SMALL, make_mini, submission_folder
 
-from pacman.grading.sandbox import _probe
+from pacman.sandbox.process import _probe
 
 REPO = Path(__file__).resolve().parents[1]
 needs_root = pytest.mark.skipif(

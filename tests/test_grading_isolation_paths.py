@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pacman.grading.sandbox import _probe
+from pacman.sandbox.process import _probe
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST = ROOT / "test_cases" / "q2" / "1-one-ghost-depth1"

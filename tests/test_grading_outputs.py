@@ -12,15 +12,16 @@ from test_searchtree import LECTURE_FIELDS
 
 from agents import GreedyAgent
 from pacman.ghosts import RandomGhost
-from pacman.grading import main, untrusted
+from pacman.grading import main
 from pacman.grading.gradescope import gradescope_results
 from pacman.grading.kinds import TestResult, worker_problem
 from pacman.grading.leaderboard import write_leaderboard
 from pacman.grading.runner import QuestionResult, RunResult
-from pacman.grading.sandbox import WorkerTimeout
 from pacman.grading.tree_report import DRAWN_CALLS, failure_data, report_name, report_page
 from pacman.layout import load_layout
 from pacman.runner import game_record
+from pacman.sandbox import untrusted
+from pacman.sandbox.process import WorkerTimeout
 from pacman.state import GameState
 from pacman.view.html import embedded_data
 from pacman.view.html_replay import HtmlReplay, ending, write_replay
@@ -30,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 #: The honest search's reply with 130,000 forged successor calls after it (a 3.6 MB reply),
 #: each generating a state of its own: drawn whole, one page was 24 MB.
 _PADDING = r"""
-import pacman.grading.worker as _worker
+import pacman.sandbox.inside as _worker
 
 _honest_tree = _worker.Worker.op_tree
 

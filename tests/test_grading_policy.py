@@ -8,8 +8,8 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from pacman.grading.lockdown import allowed_reads
-from pacman.grading.policy import (
+from pacman.sandbox.lockdown import allowed_reads
+from pacman.sandbox.policy import (
     ANSWER_MODULES,
     DEVICES,
     REQUIRED,
@@ -18,7 +18,7 @@ from pacman.grading.policy import (
     make_policy,
     shortfalls,
 )
-from pacman.grading.sandbox import (
+from pacman.sandbox.process import (
     SandboxConfig,
     choose_canaries,
     landlock_rules,
@@ -75,14 +75,10 @@ def test_a_student_policy_hides_every_copy_of_the_answers():
         "/srv/pacman/agents",
         "/usr/lib/python3/site-packages/agents",
     )
-    assert policy.grader_code == tuple(f"{root}/pacman/grading" for root in copies)
-    assert policy.keep == (
-        "/srv/pacman/.venv",
-        "/usr",
-        "/srv/pacman/pacman/grading/shims",
-        "/usr/lib/python3/site-packages/pacman/grading/shims",
-        "/tmp/stage/code",
+    assert policy.grader_code == tuple(
+        f"{root}/pacman/{code}" for root in copies for code in ("grading", "sandbox")
     )
+    assert policy.keep == ("/srv/pacman/.venv", "/usr", "/tmp/stage/code")
     assert policy.writes == ("/tmp/scratch",)
     assert policy.devices == DEVICES
     assert policy.hidden_modules == ANSWER_MODULES
@@ -101,9 +97,16 @@ def test_grading_the_projects_own_agents_keeps_them_readable():
 
 def test_landlock_renders_the_policy_with_the_grader_code_hidden_too(tmp_path):
     project = tmp_path / "project"
-    for folder in ("pacman/grading/shims", "tests/fixtures", "agents", "layouts", "venv/lib"):
+    for folder in (
+        "pacman/shims",
+        "pacman/sandbox",
+        "tests/fixtures",
+        "agents",
+        "layouts",
+        "venv/lib",
+    ):
         (project / folder).mkdir(parents=True)
-    for name in ("pacman/state.py", "pacman/grading/worker.py", "pacman/grading/shims/util.py",
+    for name in ("pacman/state.py", "pacman/sandbox/inside.py", "pacman/shims/util.py",
                  "tests/fixtures/full_marks.py", "agents/search.py", "venv/lib/os.py"):  # fmt: skip
         (project / name).write_text("")
     machine = Machine(
@@ -115,17 +118,17 @@ def test_landlock_renders_the_policy_with_the_grader_code_hidden_too(tmp_path):
     granted = dict(allowed_reads(rules["reads"], rules["hidden"], rules["keep"]))
     readable = {os.path.relpath(p, project) for p, access in granted.items() if access != 8}
     listed_only = {os.path.relpath(p, project) for p, access in granted.items() if access == 8}
-    assert {"pacman/state.py", "pacman/grading/shims", "venv", "layouts"} <= readable
+    assert {"pacman/state.py", "pacman/shims", "venv", "layouts"} <= readable
     # Folders with something hidden below may only be listed; a hidden one not even that.
     assert listed_only == {"pacman"}
-    assert "pacman/grading" not in readable
-    assert not any(p.startswith(("tests", "agents", "pacman/grading/worker")) for p in readable)
+    assert "pacman/grading" not in readable and "pacman/sandbox" not in readable
+    assert not any(p.startswith(("tests", "agents", "pacman/sandbox/inside")) for p in readable)
 
 
 def test_mounts_show_only_what_may_be_read_and_cover_the_answers_inside(tmp_path):
     prefix = tmp_path / "prefix"
     wheel = prefix / "site-packages"
-    for folder in ("pacman/test_cases/q2", "pacman/grading/shims", "tests", "agents"):
+    for folder in ("pacman/test_cases/q2", "pacman/shims", "tests", "agents"):
         (wheel / folder).mkdir(parents=True)
     (wheel / "pacman/test_cases/q2/0-small-tree.solution").write_text('action: "Left"\n')
     (wheel / "tests" / "a.py").write_text("")

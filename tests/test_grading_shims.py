@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from pacman.gametree import GameTree
-from pacman.grading import diagnose, protocol
-from pacman.grading.shims import game, util
+from pacman.grading import diagnose
+from pacman.sandbox import protocol
+from pacman.shims import game, util
 
 
 def test_counter_reads_missing_keys_as_zero():

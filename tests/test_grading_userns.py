@@ -18,7 +18,7 @@ import pytest
 from grading_settings import GRADER_UID, in_setting
 from grading_submissions import BERKELEY, HONEST, MINI, make_mini
 
-from pacman.grading.sandbox import _probe, _submission_ids
+from pacman.sandbox.process import _probe, _submission_ids
 
 REPO = Path(__file__).resolve().parents[1]
 needs_root = pytest.mark.skipif(

@@ -22,9 +22,9 @@ import pytest
 from grading_attacks import HOOK_OFF
 from grading_submissions import HONEST
 
-from pacman.grading import games
-from pacman.grading.sandbox import _probe
 from pacman.runner import GameSpec, batch, run_games
+from pacman.sandbox import games
+from pacman.sandbox.process import _probe
 
 REPO = Path(__file__).resolve().parents[1]
 #: The ghosts' secret: with the same one, a sandboxed run plays the in-process games

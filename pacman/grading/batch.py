@@ -27,7 +27,6 @@ from pacman.execution import (
     signals_deferred,
     temporary_root,
 )
-from pacman.grading import untrusted
 from pacman.grading.submission import (
     GradingOptions,
     SubmissionError,
@@ -36,6 +35,7 @@ from pacman.grading.submission import (
     read_submission,
 )
 from pacman.outputs import StreamedJsonList, StreamedLines, prepare_output_file
+from pacman.sandbox import untrusted
 
 
 def submission_folders(root: str) -> list[str]:

@@ -34,14 +34,6 @@ from pacman.grading.runner import (
     load_single_test,
     load_suite,
 )
-from pacman.grading.sandbox import (
-    ISOLATION_MODES,
-    Limits,
-    SandboxConfig,
-    Worker,
-    allocate_uid,
-    resolve_isolation,
-)
 from pacman.grading.submission import (
     GradingOptions,
     SubmissionError,
@@ -50,6 +42,14 @@ from pacman.grading.submission import (
     stage_files,
 )
 from pacman.outputs import prepare_output_file
+from pacman.sandbox.process import (
+    ISOLATION_MODES,
+    Limits,
+    SandboxConfig,
+    Worker,
+    allocate_uid,
+    resolve_isolation,
+)
 from pacman.seeding import new_secret, read_secret
 
 
@@ -273,7 +273,7 @@ def _test_root(args: argparse.Namespace) -> str:
         return args.test_root
     if os.path.isdir("test_cases"):
         return "test_cases"
-    from pacman.grading.sandbox import PROJECT_ROOT
+    from pacman.sandbox.process import PROJECT_ROOT
 
     # A checkout keeps the suite beside the package; a wheel may ship it inside (pacman/test_cases).
     for bundled in (
@@ -383,8 +383,8 @@ def check_protections(
     run, unless the instructor passed --unsafe-weak-sandbox; else warn in the report's
     first line. Returns the worker, to be put to use, and the warning (None: no warning).
     """
-    from pacman.grading.policy import describe_shortfalls, shortfalls
-    from pacman.grading.sandbox import describe_setting, probe_protections
+    from pacman.sandbox.policy import describe_shortfalls, shortfalls
+    from pacman.sandbox.process import describe_setting, probe_protections
 
     protections, worker = probe_protections(config)
     missing = shortfalls(protections)

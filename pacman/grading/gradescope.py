@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from pacman.errors import PacmanError, UsageError
-from pacman.grading import untrusted
+from pacman.sandbox import untrusted
 from pacman.seeding import mixed_secret, new_secret, read_secret
 
 BUNDLE_FORMAT = "pacman-gradescope-bundle"
@@ -139,7 +139,7 @@ def build_wheel(folder: str) -> str:
     ``pip wheel --no-deps``; a grader installed from a wheel (``pip install ".[pygame]"``)
     packs the installed distribution again, file for file (:func:`pack_installed`).
     """
-    from pacman.grading.sandbox import PROJECT_ROOT
+    from pacman.sandbox.process import PROJECT_ROOT
 
     if not os.path.isfile(os.path.join(PROJECT_ROOT, "pyproject.toml")):
         return pack_installed(folder, PROJECT_ROOT)

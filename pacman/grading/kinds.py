@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from pacman.grading import diagnose
-from pacman.grading.sandbox import Limits, WorkerDied, WorkerPool, WorkerTimeout, seconds
 from pacman.grading.testfile import TestFile, TestFileError
+from pacman.sandbox.process import Limits, WorkerDied, WorkerPool, WorkerTimeout, seconds
 
 MAX_NAME = 200
 MAX_EXPANSIONS = 2_000_000

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pacman.grading import untrusted
+from pacman.sandbox import untrusted
 
 COLUMNS = ("rank", "submission", "wins", "games", "mean_score", "crashes", "timeouts", "error")
 

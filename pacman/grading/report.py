@@ -7,8 +7,8 @@ import os
 import time
 from typing import Any
 
-from pacman.grading import untrusted
 from pacman.grading.runner import Question, QuestionResult, RunResult
+from pacman.sandbox import untrusted
 
 PREFIX = "***     "
 

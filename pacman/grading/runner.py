@@ -25,7 +25,8 @@ from pacman.grading.kinds import (
     make_test,
     worker_problem,
 )
-from pacman.grading.sandbox import (
+from pacman.grading.testfile import TestFile, TestFileError, read_test_file
+from pacman.sandbox.process import (
     Limits,
     SandboxConfig,
     SandboxError,
@@ -34,7 +35,6 @@ from pacman.grading.sandbox import (
     WorkerPool,
     WorkerTimeout,
 )
-from pacman.grading.testfile import TestFile, TestFileError, read_test_file
 from pacman.seeding import new_secret
 
 QUESTION_KINDS = ("PassAllTestsQuestion", "PartialCreditQuestion", "NumberPassedQuestion")

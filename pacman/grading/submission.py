@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pacman.errors import PacmanError
-from pacman.grading import untrusted
-from pacman.grading.sandbox import Limits, SandboxConfig
+from pacman.sandbox import untrusted
+from pacman.sandbox.process import Limits, SandboxConfig
 
 #: A student file larger than this is refused (CS188 files are a few tens of KB).
 MAX_STUDENT_FILE = 4 * 1024 * 1024
@@ -195,7 +195,7 @@ def _zero_record(task: SubmissionTask, error: str) -> dict[str, Any]:
 
 def _weakness(protections: dict[str, Any]) -> str | None:
     """What the sandbox could not prove for this submission (graded so by --unsafe-weak-sandbox)."""
-    from pacman.grading.policy import describe_shortfalls, shortfalls
+    from pacman.sandbox.policy import describe_shortfalls, shortfalls
 
     missing = shortfalls(protections)
     return describe_shortfalls(missing) if missing else None
@@ -224,7 +224,7 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
 def _grade_staged(task: SubmissionTask) -> dict[str, Any]:
     from pacman.grading.report import format_test, import_report
     from pacman.grading.runner import grade, load_suite
-    from pacman.grading.sandbox import allocate_uid
+    from pacman.sandbox.process import allocate_uid
 
     options = task.options
     with tempfile.TemporaryDirectory(prefix="pacman-grade-", ignore_cleanup_errors=True) as private:

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pacman.errors import PacmanError
-from pacman.grading import untrusted
+from pacman.sandbox import untrusted
 
 __all__ = ["DRAWN_CALLS", "failure_data", "report_name", "report_page", "write_reports"]
 

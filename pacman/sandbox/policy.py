@@ -36,10 +36,9 @@ ANSWER_CODE = (
 )
 #: The reference agents: answers too, unless the project's own agents are what is graded.
 AGENT_CODE = "agents"
-#: The grader's own code: the worker runs it until it locks itself in, so only Landlock
-#: (applied from inside) can take it away; the shims student files import stay readable.
-GRADER_CODE = os.path.join("pacman", "grading")
-SHIMS = os.path.join("pacman", "grading", "shims")
+#: The grader's own code and the sandbox's: the worker runs them until it locks itself in,
+#: so only Landlock (applied from inside) can take them away.
+GRADER_CODE = (os.path.join("pacman", "grading"), os.path.join("pacman", "sandbox"))
 #: Module names student code may not import (the audit hook's tripwire).
 ANSWER_MODULES = ("agents", "pacman.grading.diagnose", "pacman.grading.reference")
 
@@ -69,7 +68,7 @@ class Policy:
     reads: tuple[str, ...]  # allowed to read, below these folders ...
     answers: tuple[str, ...]  # ... except these, from the worker's first instruction on
     grader_code: tuple[str, ...]  # ... and these, once the worker has locked itself in
-    keep: tuple[str, ...]  # re-opened inside the two above (the shims, the student's folder)
+    keep: tuple[str, ...]  # re-opened inside the two above (the interpreter, the student's folder)
     writes: tuple[str, ...]  # the only folders it may write (the worker's scratch)
     devices: tuple[str, ...]
     hidden_modules: tuple[str, ...]
@@ -106,7 +105,7 @@ def make_policy(
         answers += [os.path.join(root, AGENT_CODE) for root in roots]
     package = os.path.join(machine.running_root, "pacman")
     reads = [*SYSTEM_READ, OWN_STATUS, *machine.prefixes, package, machine.layouts]
-    keep = [*machine.prefixes, *(os.path.join(root, SHIMS) for root in roots)]
+    keep = [*machine.prefixes]
     if student and code_dir:
         reads.append(code_dir)
         keep.append(code_dir)
@@ -115,7 +114,7 @@ def make_policy(
     return Policy(
         reads=_unique(reads),
         answers=_unique(answers),
-        grader_code=_unique(os.path.join(root, GRADER_CODE) for root in roots),
+        grader_code=_unique(os.path.join(root, code) for root in roots for code in GRADER_CODE),
         keep=_unique(keep),
         writes=(scratch,),
         devices=DEVICES,

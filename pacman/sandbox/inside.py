@@ -1,7 +1,7 @@
 """The student side of the sandbox: runs submitted agents, reports raw observations.
 
-Started by :mod:`pacman.grading.sandbox` as ``python -I -B -c BOOT RFD WFD``.
-It reads frames from RFD and answers on WFD (see :mod:`pacman.grading.protocol`).
+Started by :mod:`pacman.sandbox.process` as ``python -I -B -c BOOT RFD WFD``.
+It reads frames from RFD and answers on WFD (see :mod:`pacman.sandbox.protocol`).
 The first frame is the setup: resource limits, the paths to hide, the student
 files. Then each request asks for one observation: the action a tree search
 picks and the successor calls it made, or the action (and explored-state
@@ -25,7 +25,7 @@ import sys
 import traceback
 from typing import Any
 
-from pacman.grading import protocol
+from pacman.sandbox import protocol
 
 # Audit events a submission never needs. The hook cannot be removed once added; it is a
 # speed bump that makes the common attacks fail with a clear message (the process and
@@ -374,7 +374,7 @@ class Worker:
 
     def _apply(self, request: dict[str, Any]) -> None:
         if request.get("state") is not None:
-            # An ordinary game sends its state whole (pacman.grading.games).
+            # An ordinary game sends its state whole (pacman.sandbox.games).
             self.state = protocol.state_from_fields(self.state, request["state"])
         for index, action in request.get("moves", []):
             self.state = self.state.generate_successor(index, action)
@@ -421,8 +421,8 @@ def serve(rfd: int, wfd: int) -> None:
     if setup.get("chdir"):
         os.chdir(setup["chdir"])
     # CS188 student files import these by their bare names.
-    from pacman.grading.shims import game as game_shim
-    from pacman.grading.shims import util as util_shim
+    from pacman.shims import game as game_shim
+    from pacman.shims import util as util_shim
 
     sys.modules["util"] = util_shim
     sys.modules["game"] = game_shim
@@ -442,7 +442,7 @@ def serve(rfd: int, wfd: int) -> None:
 
         for name in ("MinimaxAgent", "ReflexAgent"):
             getattr(agents, name, None)
-    from pacman.grading.lockdown import lock_down, prove, prove_function
+    from pacman.sandbox.lockdown import lock_down, prove, prove_function
 
     # Opened while /proc is still readable: the proof reads the kernel's account through it.
     status_fd = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)

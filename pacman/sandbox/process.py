@@ -2,7 +2,7 @@
 
 A worker is a fresh Python process (``python -I -B``) in its own session, so
 killing its process group removes everything it started. It talks over two
-private pipes (:mod:`pacman.grading.protocol`); its stdout and stderr go to a
+private pipes (:mod:`pacman.sandbox.protocol`); its stdout and stderr go to a
 file the grader reads back, capped in size, as the student's output. Limits:
 
 - wall clock: every request has a deadline; a late worker is killed (SIGKILL to
@@ -38,11 +38,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from pacman.cleanup import remove_tree, tree_usage
 from pacman.errors import PacmanError
-from pacman.grading import protocol, untrusted
-from pacman.grading.lockdown import capability_sets, process_status
-from pacman.grading.policy import (
+from pacman.sandbox import protocol, untrusted
+from pacman.sandbox.cleanup import remove_tree, tree_usage
+from pacman.sandbox.lockdown import capability_sets, process_status
+from pacman.sandbox.policy import (
     Policy,
     describe_shortfalls,
     make_policy,
@@ -50,7 +50,7 @@ from pacman.grading.policy import (
     this_machine,
 )
 
-_BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.grading.worker import main; main(sys.argv[1:3])"
+_BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.sandbox.inside import main; main(sys.argv[1:3])"
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 ISOLATION_MODES = ("auto", "namespaces", "bwrap", "process")
@@ -155,7 +155,7 @@ def locks_needed(config: SandboxConfig, isolation: str) -> bool:
         return False
     if not hasattr(os, "geteuid") or os.geteuid() != 0 or not submission_ids():
         return False
-    from pacman.grading.lockdown import landlock_abi
+    from pacman.sandbox.lockdown import landlock_abi
 
     abi = landlock_abi() if config.landlock_abi_cap is None else config.landlock_abi_cap
     return min(abi, landlock_abi()) == 0 and not _needs_read_search(isolation)
@@ -325,7 +325,7 @@ def _probe(mode: str) -> bool:
                 ok = subprocess.run(command, capture_output=True, timeout=10).returncode == 0
             elif mode == "nobody" and hasattr(os, "geteuid") and os.geteuid() == 0:
                 # Can an unprivileged user run this interpreter and import the worker?
-                boot = "import sys; sys.path.insert(0, sys.argv[1]); import pacman.grading.worker"
+                boot = "import sys; sys.path.insert(0, sys.argv[1]); import pacman.sandbox.inside"
                 command = [sys.executable, "-I", "-B", "-c", boot, PROJECT_ROOT]
                 ids = submission_ids()  # an id no account uses (none: nobody to try)
                 ok = bool(ids) and (

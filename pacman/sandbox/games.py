@@ -3,7 +3,7 @@
 
 Each agent whose code is not the project's (a ``file.py:Class``, a class of the course
 folder's ``*gents.py``) plays from a worker of the grader's sandbox
-(:mod:`pacman.grading.sandbox`): its own uid, namespaces or Landlock, seccomp, limits,
+(:mod:`pacman.sandbox.process`): its own uid, namespaces or Landlock, seccomp, limits,
 the walls proved before its file is imported, and a refusal where they cannot be. The
 game stays here: before each move the worker is sent the state whole and answers with an
 action, so an agent cannot change the game, the score or another agent (there is nothing
@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from pacman.errors import AgentError, UsageError
-from pacman.grading import protocol, untrusted
-from pacman.grading.sandbox import (
+from pacman.sandbox import protocol, untrusted
+from pacman.sandbox.process import (
     Limits,
     SandboxConfig,
     SandboxError,
@@ -158,7 +158,7 @@ class _Slot:
         return self.worker, True
 
     def close(self) -> None:
-        from pacman.cleanup import remove_tree
+        from pacman.sandbox.cleanup import remove_tree
 
         if self.worker is not None:
             self.worker.close()

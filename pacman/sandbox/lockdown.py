@@ -47,8 +47,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from pacman.grading.policy import DEVICES
-from pacman.lifetime import PR_SET_PDEATHSIG, check, die_with_parent, libc, prctl
+from pacman.sandbox.lifetime import PR_SET_PDEATHSIG, check, die_with_parent, libc, prctl
+from pacman.sandbox.policy import DEVICES
 
 # -- Landlock ------------------------------------------------------------------------------------
 
@@ -510,7 +510,7 @@ def prove(
     from the kernel (``/proc/self/status``); the answers are hidden only if every canary
     (a real file among them, picked by the grader) fails to open for reading and for
     writing; the grader is out of reach only if signalling it fails. The result is the
-    ``protections`` of every grade (see :func:`pacman.grading.policy.shortfalls`).
+    ``protections`` of every grade (see :func:`pacman.sandbox.policy.shortfalls`).
     ``answers_locked``: the grader made every copy of the answers readable by its owner
     alone, so a worker of another uid holding no capability cannot read them either.
     """
