@@ -36,7 +36,8 @@ def _timed(command: list[str]) -> tuple[float, str]:
 def _worker_start_seconds(runs: int) -> list[float]:
     sys.path.insert(0, str(REPO))
     from pacman.grading.submission import stage_files
-    from pacman.sandbox.process import SandboxConfig, Worker
+    from pacman.sandbox.config import SandboxConfig
+    from pacman.sandbox.process import WorkerProcess
 
     times = []
     with tempfile.TemporaryDirectory() as private:
@@ -44,7 +45,7 @@ def _worker_start_seconds(runs: int) -> list[float]:
         config = SandboxConfig(student_files=staged, code_dir=stage, allow_weak=True)
         for _ in range(runs):
             started = time.perf_counter()
-            worker = Worker(config)
+            worker = WorkerProcess(config)
             times.append(time.perf_counter() - started)
             worker.close()
     return times

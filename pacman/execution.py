@@ -36,7 +36,7 @@ from typing import Any, Generic, TypeVar
 
 from pacman.errors import PacmanError, UsageError
 from pacman.extras import install_hint
-from pacman.sandbox.lifetime import die_with_parent
+from pacman.sandbox.syscalls import die_with_parent
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")

@@ -314,7 +314,7 @@ def _forged_tree(self, request):
     return {"action": solution["action"].strip(), "expansions": [[1, "x", start, c] for c in children]}
 
 
-_worker.Worker.op_tree = _forged_tree
+_worker.StudentRuntime.op_tree = _forged_tree
 '''
 
 #: A reply frame announcing 32 MB, written straight to the grader's pipe.

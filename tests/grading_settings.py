@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pacman.sandbox.process import _untraversable_top
+from pacman.sandbox.isolation import untraversable_top
 
 USERNS_EXEC = Path(__file__).resolve().parent / "userns_exec.py"
 
@@ -52,7 +52,7 @@ def in_setting(command: list[str], needed: list[str], runner: str) -> list[str]:
         return command
     quote = lambda text: "'" + text.replace("'", "'\\''") + "'"  # noqa: E731
     lines = ["set -e"]
-    tops = sorted({t for t in map(_untraversable_top, needed) if t})
+    tops = sorted({t for t in map(untraversable_top, needed) if t})
     for number, top in enumerate(tops, start=3):
         lines.append(f"exec {number}<{quote(top)}")
         lines.append(f"mount -t tmpfs -o mode=0755 none {quote(top)}")

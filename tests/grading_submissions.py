@@ -84,7 +84,7 @@ try:
     def _forged_tree(self, request):
         return {"action": "pacLeft", "expansions": [], "passed": True}
 
-    _worker.Worker.op_tree = _forged_tree
+    _worker.StudentRuntime.op_tree = _forged_tree
 except Exception as _error:
     print("patching failed:", _error)
 

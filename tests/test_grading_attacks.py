@@ -37,7 +37,7 @@ from grading_attacks import attack_text
 from grading_settings import GRADER_UID, in_setting, python_with_tqdm
 from grading_submissions import BERKELEY, HONEST, SMALL, make_mini, submission_folder
 
-from pacman.sandbox.process import _probe
+from pacman.sandbox.isolation import probe
 
 REPO = Path(__file__).resolve().parents[1]
 needs_root = pytest.mark.skipif(
@@ -202,7 +202,7 @@ def test_every_attack_in_every_setting(arena, name):
     earns only what its honest parts earn; where it cannot keep that promise, it refuses
     in one line before grading anyone."""
     setting = SETTINGS[name]
-    if "namespaces" in setting.flags and not _probe("namespaces"):
+    if "namespaces" in setting.flags and not probe("namespaces"):
         pytest.skip("namespaces do not work on this machine")
     if setting.runner != "root" and not (shutil.which("unshare") and shutil.which("setpriv")):
         pytest.skip("unshare and setpriv (util-linux) are needed to change the grader's setting")
@@ -440,7 +440,7 @@ def test_killing_the_grader_takes_every_student_process_with_it(arena):
     submission_folder("cs188_style", submissions)
     staging = arena / "tmp"
     staging.mkdir()
-    for isolation in ["process", *(["namespaces"] if _probe("namespaces") else [])]:
+    for isolation in ["process", *(["namespaces"] if probe("namespaces") else [])]:
         grader = subprocess.Popen(
             batch_command(suite, submissions, arena / "grades", 60, "--isolation", isolation),
             env={**os.environ, "TMPDIR": str(staging)},

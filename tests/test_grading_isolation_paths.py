@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pacman.sandbox.process import _probe
+from pacman.sandbox.isolation import probe
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST = ROOT / "test_cases" / "q2" / "1-one-ghost-depth1"
@@ -22,7 +22,7 @@ TEST = ROOT / "test_cases" / "q2" / "1-one-ghost-depth1"
 
 @pytest.mark.parametrize("mode", ["namespaces", "bwrap", "process"])
 def test_a_worker_starts_from_a_virtualenv_under_tmp(tmp_path, mode):
-    if mode != "process" and not _probe(mode):
+    if mode != "process" and not probe(mode):
         pytest.skip(f"{mode} isolation does not work on this machine")
     assert str(tmp_path).startswith("/tmp/")
     env_dir = tmp_path / "venv"

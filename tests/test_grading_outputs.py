@@ -21,7 +21,7 @@ from pacman.grading.tree_report import DRAWN_CALLS, failure_data, report_name, r
 from pacman.layout import load_layout
 from pacman.runner import game_record
 from pacman.sandbox import untrusted
-from pacman.sandbox.process import WorkerTimeout
+from pacman.sandbox.config import WorkerTimeout
 from pacman.state import GameState
 from pacman.view.html import embedded_data
 from pacman.view.html_replay import HtmlReplay, ending, write_replay
@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 _PADDING = r"""
 import pacman.sandbox.inside as _worker
 
-_honest_tree = _worker.Worker.op_tree
+_honest_tree = _worker.StudentRuntime.op_tree
 
 
 def _padded_tree(self, request):
@@ -43,7 +43,7 @@ def _padded_tree(self, request):
     return reply
 
 
-_worker.Worker.op_tree = _padded_tree
+_worker.StudentRuntime.op_tree = _padded_tree
 """
 
 

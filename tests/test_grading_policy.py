@@ -8,7 +8,15 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from pacman.sandbox.lockdown import allowed_reads
+from pacman.sandbox.config import SandboxConfig
+from pacman.sandbox.landlock import allowed_reads
+from pacman.sandbox.mounts import (
+    choose_canaries,
+    landlock_rules,
+    make_worker_policy,
+    mount_hidden,
+    visible_tree,
+)
 from pacman.sandbox.policy import (
     ANSWER_MODULES,
     DEVICES,
@@ -17,14 +25,6 @@ from pacman.sandbox.policy import (
     describe_shortfalls,
     make_policy,
     shortfalls,
-)
-from pacman.sandbox.process import (
-    SandboxConfig,
-    choose_canaries,
-    landlock_rules,
-    make_worker_policy,
-    mount_hidden,
-    visible_tree,
 )
 
 #: A checkout at /srv/pacman with a venv inside, and a wheel of the same project installed

@@ -18,7 +18,8 @@ import pytest
 from grading_settings import GRADER_UID, in_setting
 from grading_submissions import BERKELEY, HONEST, MINI, make_mini
 
-from pacman.sandbox.process import _probe, _submission_ids
+from pacman.sandbox.ids import submission_ids_in
+from pacman.sandbox.isolation import probe
 
 REPO = Path(__file__).resolve().parents[1]
 needs_root = pytest.mark.skipif(
@@ -30,14 +31,14 @@ needs_unshare = pytest.mark.skipif(not shutil.which("unshare"), reason="util-lin
 
 def test_submission_ids_come_from_what_the_user_namespace_maps():
     everything = [range(0, 2**32 - 1)]
-    assert _submission_ids(everything, everything) == range(2_100_000_000, 2_100_000_000 + 2**24)
+    assert submission_ids_in(everything, everything) == range(2_100_000_000, 2_100_000_000 + 2**24)
     # Root alone (unshare --user --map-root-user): none to give.
-    assert _submission_ids([range(0, 1)], [range(0, 1)]) == range(0)
+    assert submission_ids_in([range(0, 1)], [range(0, 1)]) == range(0)
     # Rootless Podman: root and 65,536 subordinate ids from 1 up, clear of accounts and nobody.
     podman = [range(0, 1), range(1, 65537)]
-    assert _submission_ids(podman, podman) == range(1000, 65534)
+    assert submission_ids_in(podman, podman) == range(1000, 65534)
     # Only ids mapped for groups as well as users; the larger of the two sides of nobody.
-    assert _submission_ids([range(0, 200_000)], [range(60_000, 200_000)]) == range(65536, 200_000)
+    assert submission_ids_in([range(0, 200_000)], [range(60_000, 200_000)]) == range(65536, 200_000)
 
 
 @pytest.fixture
@@ -92,7 +93,7 @@ def test_user_namespaces_grade_or_refuse_in_one_line(arena, runner):
     """``unshare --user --map-root-user`` as root, the same run by an ordinary user (root
     alone mapped, to an ordinary uid), and rootless Podman's maps (subordinate ids too)."""
     # Where namespaces work for root, they work in a user namespace too: grading must.
-    strict = _probe("namespaces")
+    strict = probe("namespaces")
     needed = [sys.prefix, sys.base_prefix, os.path.dirname(sys.executable), str(REPO)]
     needed = [os.path.realpath(path) for path in needed]
     (arena / "out").mkdir()

@@ -24,7 +24,7 @@ from grading_submissions import HONEST
 
 from pacman.runner import GameSpec, batch, run_games
 from pacman.sandbox import games
-from pacman.sandbox.process import _probe
+from pacman.sandbox.isolation import probe
 
 REPO = Path(__file__).resolve().parents[1]
 #: The ghosts' secret: with the same one, a sandboxed run plays the in-process games
@@ -168,7 +168,7 @@ def test_a_stack_walking_cheater_changes_nothing_in_the_sandbox(arena):
 
 
 @needs_linux
-@pytest.mark.skipif(os.geteuid() != 0 and not _probe("namespaces"), reason="needs root")
+@pytest.mark.skipif(os.geteuid() != 0 and not probe("namespaces"), reason="needs root")
 def test_an_attacker_gets_nowhere_and_plays_as_the_honest_agent(arena):
     """The attacks run with the audit hook switched off, so the kernel's walls decide."""
     drop = arena / "escaped.txt"

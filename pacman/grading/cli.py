@@ -42,14 +42,10 @@ from pacman.grading.submission import (
     stage_files,
 )
 from pacman.outputs import prepare_output_file
-from pacman.sandbox.process import (
-    ISOLATION_MODES,
-    Limits,
-    SandboxConfig,
-    Worker,
-    allocate_uid,
-    resolve_isolation,
-)
+from pacman.sandbox.config import ISOLATION_MODES, Limits, SandboxConfig
+from pacman.sandbox.ids import allocate_uid
+from pacman.sandbox.isolation import resolve_isolation
+from pacman.sandbox.process import WorkerProcess
 from pacman.seeding import new_secret, read_secret
 
 
@@ -273,7 +269,7 @@ def _test_root(args: argparse.Namespace) -> str:
         return args.test_root
     if os.path.isdir("test_cases"):
         return "test_cases"
-    from pacman.sandbox.process import PROJECT_ROOT
+    from pacman.sandbox.isolation import PROJECT_ROOT
 
     # A checkout keeps the suite beside the package; a wheel may ship it inside (pacman/test_cases).
     for bundled in (
@@ -376,7 +372,7 @@ def _results_leave(args: argparse.Namespace) -> str | None:
 
 def check_protections(
     args: argparse.Namespace, config: SandboxConfig, out: TextIO
-) -> tuple[Worker, str | None]:
+) -> tuple[WorkerProcess, str | None]:
     """Start the first student worker and judge what it proved, before any student code runs.
 
     Where a protection is missing, refuse (exit 2, one line) when grades would leave the

@@ -139,7 +139,7 @@ def build_wheel(folder: str) -> str:
     ``pip wheel --no-deps``; a grader installed from a wheel (``pip install ".[pygame]"``)
     packs the installed distribution again, file for file (:func:`pack_installed`).
     """
-    from pacman.sandbox.process import PROJECT_ROOT
+    from pacman.sandbox.isolation import PROJECT_ROOT
 
     if not os.path.isfile(os.path.join(PROJECT_ROOT, "pyproject.toml")):
         return pack_installed(folder, PROJECT_ROOT)

@@ -16,7 +16,8 @@ from typing import Any, NoReturn
 
 from pacman.grading import diagnose
 from pacman.grading.testfile import TestFile, TestFileError
-from pacman.sandbox.process import Limits, WorkerDied, WorkerPool, WorkerTimeout, seconds
+from pacman.sandbox.config import Limits, WorkerDied, WorkerTimeout, seconds
+from pacman.sandbox.pool import WorkerPool
 
 MAX_NAME = 200
 MAX_EXPANSIONS = 2_000_000

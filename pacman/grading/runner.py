@@ -26,15 +26,9 @@ from pacman.grading.kinds import (
     worker_problem,
 )
 from pacman.grading.testfile import TestFile, TestFileError, read_test_file
-from pacman.sandbox.process import (
-    Limits,
-    SandboxConfig,
-    SandboxError,
-    Worker,
-    WorkerDied,
-    WorkerPool,
-    WorkerTimeout,
-)
+from pacman.sandbox.config import Limits, SandboxConfig, SandboxError, WorkerDied, WorkerTimeout
+from pacman.sandbox.pool import WorkerPool
+from pacman.sandbox.process import WorkerProcess
 from pacman.seeding import new_secret
 
 QUESTION_KINDS = ("PassAllTestsQuestion", "PartialCreditQuestion", "NumberPassedQuestion")
@@ -240,7 +234,7 @@ def grade(
     jobs: int = 2,
     on_question: Callable[[Question, QuestionResult], None] | None = None,
     on_start: Callable[[str | None, str], None] | None = None,
-    first_worker: Worker | None = None,
+    first_worker: WorkerProcess | None = None,
     game_secret: str | None = None,
 ) -> RunResult:
     """Run every test of ``questions`` against the code ``config`` describes.

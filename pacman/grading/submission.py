@@ -21,7 +21,7 @@ from typing import Any
 
 from pacman.errors import PacmanError
 from pacman.sandbox import untrusted
-from pacman.sandbox.process import Limits, SandboxConfig
+from pacman.sandbox.config import Limits, SandboxConfig
 
 #: A student file larger than this is refused (CS188 files are a few tens of KB).
 MAX_STUDENT_FILE = 4 * 1024 * 1024
@@ -224,7 +224,7 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
 def _grade_staged(task: SubmissionTask) -> dict[str, Any]:
     from pacman.grading.report import format_test, import_report
     from pacman.grading.runner import grade, load_suite
-    from pacman.sandbox.process import allocate_uid
+    from pacman.sandbox.ids import allocate_uid
 
     options = task.options
     with tempfile.TemporaryDirectory(prefix="pacman-grade-", ignore_cleanup_errors=True) as private:

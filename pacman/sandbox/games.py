@@ -33,15 +33,9 @@ from typing import Any
 
 from pacman.errors import AgentError, UsageError
 from pacman.sandbox import protocol, untrusted
-from pacman.sandbox.process import (
-    Limits,
-    SandboxConfig,
-    SandboxError,
-    Worker,
-    WorkerDied,
-    WorkerTimeout,
-    allocate_uid,
-)
+from pacman.sandbox.config import Limits, SandboxConfig, SandboxError, WorkerDied, WorkerTimeout
+from pacman.sandbox.ids import allocate_uid
+from pacman.sandbox.process import WorkerProcess
 
 #: CPU seconds one move may use when the game sets no ``--timeout`` (the grader's default).
 DEFAULT_MOVE_SECONDS = Limits().move_seconds
@@ -142,16 +136,16 @@ class _Slot:
             limits=Limits(move_seconds=move),
             uid=uid,
         )
-        self.worker: Worker | None = None
+        self.worker: WorkerProcess | None = None
 
-    def get(self) -> tuple[Worker, bool]:
+    def get(self) -> tuple[WorkerProcess, bool]:
         """The live worker, and whether it was just started (its agent must be built)."""
         if self.worker is not None and self.worker.alive:
             return self.worker, False
         if self.worker is not None:
             self.worker.close()
         try:
-            self.worker = Worker(self.config)
+            self.worker = WorkerProcess(self.config)
         except SandboxError as error:
             raise UsageError(f"--isolation sandbox: {error}") from None
         self.worker.mark_output()  # what building its sandbox printed is not the agent's
@@ -237,7 +231,7 @@ class SandboxedAgent:
         worker seeds its side with it (the game's secret stays here)."""
         self._seed = seed
 
-    def _call(self, op: str, method: str, worker: Worker, **fields: Any) -> dict[str, Any]:
+    def _call(self, op: str, method: str, worker: WorkerProcess, **fields: Any) -> dict[str, Any]:
         what = f"{self._class_name}.{method}"
         limits = self._slot.config.limits
         try:
@@ -258,7 +252,7 @@ class SandboxedAgent:
         return reply
 
     @staticmethod
-    def _forward_output(worker: Worker) -> None:
+    def _forward_output(worker: WorkerProcess) -> None:
         """What the agent printed, shown on stderr (escaped: it cannot pass for the game's)."""
         printed = worker.output()
         if printed:

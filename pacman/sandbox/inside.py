@@ -204,7 +204,7 @@ class Failure(Exception):
         self.message = message
 
 
-class Worker:
+class StudentRuntime:
     """State of one worker process: the student modules, the current agent and game."""
 
     def __init__(self, setup: dict[str, Any]) -> None:
@@ -442,12 +442,13 @@ def serve(rfd: int, wfd: int) -> None:
 
         for name in ("MinimaxAgent", "ReflexAgent"):
             getattr(agents, name, None)
-    from pacman.sandbox.lockdown import lock_down, prove, prove_function
+    from pacman.sandbox.proof import prove, prove_function
+    from pacman.sandbox.walls import lock_down
 
     # Opened while /proc is still readable: the proof reads the kernel's account through it.
     status_fd = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
     walls = lock_down(
-        landlock=setup.get("landlock"),
+        rules=setup.get("landlock"),
         uid=setup.get("uid"),
         read_search=bool(setup.get("read_search")),
         landlock_abi_cap=setup.get("landlock_abi_cap"),
@@ -480,7 +481,7 @@ def serve(rfd: int, wfd: int) -> None:
             tuple(setup.get("hidden_modules", [])),
             tuple(setup.get("path", [])),
         )
-    worker = Worker(setup)
+    worker = StudentRuntime(setup)
     protocol.write_frame(wfd, {"ready": os.getpid(), "protections": protections})
     while True:
         try:

@@ -25,201 +25,51 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import os
-import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
-from pacman.errors import PacmanError
 from pacman.sandbox import protocol, untrusted
 from pacman.sandbox.cleanup import remove_tree, tree_usage
-from pacman.sandbox.lockdown import capability_sets, process_status
-from pacman.sandbox.policy import (
-    Policy,
-    describe_shortfalls,
-    make_policy,
-    shortfalls,
-    this_machine,
+from pacman.sandbox.config import (
+    Limits,
+    SandboxConfig,
+    SandboxError,
+    WorkerDied,
+    WorkerTimeout,
+    backstop,
+    seconds,
 )
+from pacman.sandbox.identity import capability_sets, process_status
+from pacman.sandbox.ids import submission_ids
+from pacman.sandbox.isolation import (
+    PROJECT_ROOT,
+    needs_read_search,
+    resolve_isolation,
+    student_uid,
+    unshare_prefix,
+)
+from pacman.sandbox.mounts import (
+    bwrap_command,
+    choose_canaries,
+    landlock_rules,
+    lock_copies,
+    locks_needed,
+    make_worker_policy,
+    namespace_script,
+)
+from pacman.sandbox.policy import describe_shortfalls, shortfalls
 
 _BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.sandbox.inside import main; main(sys.argv[1:3])"
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-ISOLATION_MODES = ("auto", "namespaces", "bwrap", "process")
-
-
-#: The wall-clock backstop for a request is this multiple of its CPU limit, plus
-#: BACKSTOP_SLACK seconds: it only catches code that sleeps or blocks, since busy code
-#: meets its CPU limit first, whatever else the machine is doing.
-BACKSTOP_FACTOR = 5.0
-BACKSTOP_SLACK = 5.0
-
-
-def backstop(cpu_seconds: float) -> float:
-    """Wall-clock seconds a request may take when it is allowed ``cpu_seconds`` of CPU."""
-    return BACKSTOP_FACTOR * cpu_seconds + BACKSTOP_SLACK
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits for student code. Times are CPU seconds of the student's process."""
-
-    move_seconds: float = 30.0  # one getAction in a tree or recorded-game test
-    test_seconds: float | None = None  # everything one test asks (None: the test's own limits)
-    submission_seconds: float | None = None  # the whole submission (None: derived from the suite)
-    memory_mb: int = 2048
-    output_bytes: int = 20_000  # student output kept per test
-    fsize_mb: int = 16  # one file written by student code
-    disk_mb: int = 64  # everything written in the worker's scratch folder
-    reply_bytes: int = 4 * 1024 * 1024  # one reply from the worker
-
-
-@dataclass
-class SandboxConfig:
-    """What every worker of one submission gets."""
-
-    student_files: list[str] = field(default_factory=list)  # staged copies; empty: project agents
-    code_dir: str | None = None  # the staged folder holding them (on sys.path, cwd)
-    deny: list[str] = field(default_factory=list)  # folders the worker must not see
-    limits: Limits = field(default_factory=Limits)
-    isolation: str = "auto"
-    audit: bool = True
-    #: Use at most this Landlock ABI (0: none), to try the grader as on an older kernel.
-    landlock_abi_cap: int | None = None
-    uid: int | None = None  # the submission's own uid (root graders); None: allocate one
-    #: Run student code even where the proof finds a protection missing (the caller warns).
-    allow_weak: bool = False
-    #: ``deny`` and the project's copies are every copy of the answers: lock them by file
-    #: permissions, which then hide them where Landlock and namespaces cannot (Policy).
-    lock_answers: bool = False
-
-
-def runtime_paths() -> list[str]:
-    """The folders the worker's Python must see: the interpreter, its libraries and the project."""
-    paths = (
-        PROJECT_ROOT,
-        sys.prefix,
-        sys.base_prefix,
-        os.path.dirname(os.path.realpath(sys.executable)),
-    )
-    found: list[str] = []
-    for path in paths:
-        real = os.path.realpath(path)
-        if real not in found:
-            found.append(real)
-    return found
 
 
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(os.path.join(folder, ""))
-
-
-def make_worker_policy(config: SandboxConfig, scratch: str) -> Policy:
-    """The policy (:mod:`.policy`) every mechanism of one worker renders."""
-    return make_policy(
-        this_machine(),
-        student=bool(config.student_files),
-        code_dir=os.path.realpath(config.code_dir) if config.code_dir else None,
-        deny=[os.path.realpath(p) for p in config.deny],
-        scratch=scratch,
-        lock_answers=config.lock_answers,
-    )
-
-
-def lock_copies(policy: Policy) -> None:
-    """File permissions rendering the policy: every copy of the answers readable by its
-    owner alone (a root grader's own files; its workers are other users, without
-    capabilities). Folders a worker needs to start stay as they are (:func:`mount_hidden`).
-    Call it only where permissions are what hides the answers (:func:`locks_needed`)."""
-    for path in mount_hidden(policy):
-        with contextlib.suppress(OSError):
-            mode = os.lstat(path).st_mode
-            if not stat.S_ISLNK(mode):
-                os.chmod(path, stat.S_IMODE(mode) & 0o700)
-
-
-def locks_needed(config: SandboxConfig, isolation: str) -> bool:
-    """Whether file permissions must hide the answers: asked for, and nothing else can (no
-    namespaces, no Landlock), and they can (a root grader whose workers get uids of their own
-    and keep no capability that reads past file modes). Elsewhere the machine's files are
-    left as they are."""
-    if not config.lock_answers or isolation != "process":
-        return False
-    if not hasattr(os, "geteuid") or os.geteuid() != 0 or not submission_ids():
-        return False
-    from pacman.sandbox.lockdown import landlock_abi
-
-    abi = landlock_abi() if config.landlock_abi_cap is None else config.landlock_abi_cap
-    return min(abi, landlock_abi()) == 0 and not _needs_read_search(isolation)
-
-
-def mount_hidden(policy: Policy) -> list[str]:
-    """The answers a mount namespace or bwrap covers before the worker starts.
-
-    A folder holding what the worker needs to start (the interpreter, the project, the
-    student's folder: ``--code-directory .`` in a course folder may hold the grader) stays
-    visible, read-only; its answers inside are still covered, and the proof's canaries
-    show whether anything was left readable.
-    """
-    needed = runtime_paths() + ([policy.code_dir] if policy.code_dir else [])
-    return [path for path in policy.answers if not any(_inside(need, path) for need in needed)]
-
-
-def landlock_rules(policy: Policy) -> dict[str, list[str]]:
-    """The policy as :func:`.lockdown.lock_down` applies it with Landlock."""
-    return {
-        "reads": list(policy.reads),
-        "hidden": [*policy.answers, *policy.grader_code],
-        "keep": list(policy.keep),
-        "writes": list(policy.writes),
-    }
-
-
-@functools.lru_cache(maxsize=64)
-def choose_canaries(answers: tuple[str, ...]) -> tuple[str, ...]:
-    """One real file in each of ``answers``: the proof checks that each fails to open.
-
-    A folder's first file in name order stands for it (the mechanisms hide folders whole).
-    """
-    found = []
-    for path in answers:
-        if os.path.isfile(path):
-            found.append(path)
-            continue
-        stack, seen = [path], 0
-        while stack and seen < 2000:
-            folder = stack.pop()
-            try:
-                entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
-            except OSError:
-                continue
-            seen += len(entries)
-            files = [e.path for e in entries if e.is_file(follow_symlinks=False)]
-            if files:
-                found.append(files[-1])
-                break
-            stack += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
-    return tuple(found)
-
-
-class SandboxError(PacmanError):
-    """A worker could not be started at all: the grader itself cannot run."""
-
-
-class WorkerDied(Exception):
-    """The worker process ended or broke the protocol; the message says how."""
-
-
-class WorkerTimeout(Exception):
-    """The worker went over a time limit; the message says which, and the time measured."""
 
 
 class OverLimit(protocol.Timeout):
@@ -238,324 +88,6 @@ def oom_kills() -> int | None:
     except (OSError, ValueError):
         pass
     return None
-
-
-#: Per-submission uids are taken from here up: far above any real account.
-UID_BASE = 2_100_000_000
-
-_probe_lock = threading.Lock()
-_probed: dict[str, bool] = {}
-_uid_lock = threading.Lock()
-_uid_counter = 0
-
-
-def _mapped(path: str) -> list[range]:
-    """The ids a user namespace's map (``/proc/self/uid_map``) holds, as ranges of inner ids;
-    everything where the kernel keeps no map (not Linux)."""
-    try:
-        with open(path, encoding="ascii") as handle:
-            rows = [line.split() for line in handle if line.strip()]
-        return [range(int(row[0]), int(row[0]) + int(row[2])) for row in rows]
-    except (OSError, ValueError, IndexError):
-        return [range(0, 2**32 - 1)]
-
-
-def _submission_ids(uids: list[range], gids: list[range]) -> range:
-    """The ids submissions may get from these maps (a submission's gid is its uid): far above
-    any real account where the maps allow (UID_BASE up), else the upper part of the largest
-    range mapped in both (a rootless container's 65,536 subordinate ids), clear of system
-    accounts and of 65534 and 65535 (nobody); empty where the maps hold none (a user
-    namespace that maps root alone)."""
-    both = [
-        range(max(u.start, g.start), min(u.stop, g.stop))
-        for u in uids
-        for g in gids
-        if max(u.start, g.start) < min(u.stop, g.stop)
-    ]
-    preferred = range(UID_BASE, UID_BASE + 2**24)
-    if any(r.start <= preferred.start and preferred.stop <= r.stop for r in both):
-        return preferred
-    best = range(0)
-    for mapped in both:
-        low = range(max(mapped.start, 1000), min(mapped.stop, 65534))
-        high = range(max(mapped.start, 65536), mapped.stop)
-        best = max(best, low, high, key=len)
-    return best
-
-
-@functools.lru_cache(maxsize=1)
-def submission_ids() -> range:
-    """:func:`_submission_ids` of this process's user namespace."""
-    return _submission_ids(_mapped("/proc/self/uid_map"), _mapped("/proc/self/gid_map"))
-
-
-def allocate_uid() -> int | None:
-    """A uid no other submission graded now (by this or another grader process) uses; None
-    where this user namespace maps none for submissions (they then share the grader's,
-    which only namespaces may make safe: the proof decides)."""
-    global _uid_counter
-    ids = submission_ids()
-    if not ids:
-        return None
-    block = min(256, len(ids))
-    with _uid_lock:
-        _uid_counter += 1
-        # The pid is unique among live graders on this machine; the counter within one.
-        return ids[(os.getpid() % max(1, len(ids) // block)) * block + _uid_counter % block]
-
-
-def _probe(mode: str) -> bool:
-    """Whether ``mode`` works on this machine (checked once, by running ``true`` in it)."""
-    with _probe_lock:
-        if mode in _probed:
-            return _probed[mode]
-        ok = False
-        try:
-            if mode == "namespaces" and sys.platform.startswith("linux"):
-                if shutil.which("unshare") and shutil.which("setpriv"):
-                    command = [
-                        *_unshare_prefix(),
-                        "/bin/sh",
-                        "-c",
-                        "mount -t tmpfs none /tmp && mount -t tmpfs none /dev && exec true",
-                    ]
-                    ok = subprocess.run(command, capture_output=True, timeout=10).returncode == 0
-            elif mode == "bwrap" and shutil.which("bwrap"):
-                command = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
-                ok = subprocess.run(command, capture_output=True, timeout=10).returncode == 0
-            elif mode == "nobody" and hasattr(os, "geteuid") and os.geteuid() == 0:
-                # Can an unprivileged user run this interpreter and import the worker?
-                boot = "import sys; sys.path.insert(0, sys.argv[1]); import pacman.sandbox.inside"
-                command = [sys.executable, "-I", "-B", "-c", boot, PROJECT_ROOT]
-                ids = submission_ids()  # an id no account uses (none: nobody to try)
-                ok = bool(ids) and (
-                    subprocess.run(
-                        command,
-                        capture_output=True,
-                        timeout=10,
-                        user=ids[0],
-                        group=ids[0],
-                        extra_groups=[],
-                        cwd="/",
-                    ).returncode
-                    == 0
-                )
-        except (OSError, subprocess.SubprocessError):
-            ok = False
-        _probed[mode] = ok
-        return ok
-
-
-def resolve_isolation(requested: str) -> str:
-    """The isolation actually used for ``requested`` (auto picks the strongest that works)."""
-    if requested == "process":
-        return "process"
-    if requested in ("auto", "namespaces") and _probe("namespaces"):
-        return "namespaces"
-    if requested in ("auto", "bwrap") and _probe("bwrap"):
-        return "bwrap"
-    if requested != "auto":
-        # Asked for by name: silently running with less protection would be a surprise.
-        raise SandboxError(f"--isolation {requested} does not work on this machine")
-    return "process"
-
-
-def _student_uid(config: SandboxConfig, isolation: str) -> int | None:
-    """The uid student code switches to, or None when the grader is not root."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0 or isolation == "bwrap":
-        return None  # not root: already unprivileged; bwrap drops every capability itself
-    return config.uid if config.uid is not None else allocate_uid()
-
-
-def _needs_read_search(isolation: str) -> bool:
-    """Whether the student's uid must read past file modes to load the interpreter.
-
-    Namespaces mode makes private homes such as /root traversable; process mode cannot,
-    and there a uid of its own still beats staying root (it cannot write what root owns
-    or signal the grader), even when it may read what root may.
-    """
-    return isolation == "process" and not _probe("nobody")
-
-
-def _unshare_prefix() -> list[str]:
-    return [
-        "unshare",
-        "--mount",
-        "--net",
-        "--pid",
-        "--ipc",
-        "--uts",
-        "--fork",
-        "--kill-child",
-        "--mount-proc",
-        "--propagation",
-        "private",
-        "--",
-    ]
-
-
-def _shell_quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
-def _untraversable_top(path: str) -> str | None:
-    """The highest folder above ``path`` that other users may not enter (e.g. ``/root``)."""
-    current = "/"
-    for part in path.strip("/").split("/")[:-1]:
-        current = os.path.join(current, part)
-        try:
-            mode = os.stat(current).st_mode
-        except OSError:
-            return None
-        if not mode & stat.S_IXOTH:
-            return current
-    return None
-
-
-def visible_tree(policy: Policy) -> tuple[list[str], list[str]]:
-    """The read-only tree a namespace or bwrap worker sees: (folders and files to bring in,
-    answers inside them to cover). Nothing else of the machine exists in its view, so a
-    copy of the answers the grader does not know of (an old course folder) is out of
-    sight as well; the answers it does know of are covered where a folder brought in
-    holds them (an installed wheel's suite inside the interpreter's prefix).
-    """
-    shown: list[str] = []
-    for path in sorted(os.path.realpath(p) if not os.path.islink(p) else p for p in policy.reads):
-        if path.startswith("/proc/"):
-            continue  # the worker's /proc is its own, mounted fresh
-        if os.path.lexists(path) and not any(_inside(path, other) for other in shown):
-            shown.append(path)
-    covered = [
-        path
-        for path in mount_hidden(policy)
-        if os.path.exists(path) and any(_inside(path, top) for top in shown)
-    ]
-    return shown, covered
-
-
-#: Per-mount flags a remount in a user namespace must repeat: the kernel locks the access
-#: time and noexec flags of the mounts that namespace inherited.
-_LOCKED_FLAGS = ("noatime", "relatime", "strictatime", "nodiratime", "noexec")
-
-
-def _mount_flags() -> list[tuple[str, list[str]]]:
-    """Each mount point of this process's view and its per-mount flags (from mountinfo)."""
-    found = []
-    with contextlib.suppress(OSError), open("/proc/self/mountinfo", encoding="utf-8") as handle:
-        for line in handle:
-            fields = line.split()
-            point = fields[4].encode().decode("unicode_escape")  # \040 for a space...
-            found.append((point, fields[5].split(",")))
-    return found
-
-
-def _locked_flags(path: str, mounts: list[tuple[str, list[str]]]) -> list[str]:
-    """The locked flags of the mount ``path`` lies on (the last mounted of the deepest)."""
-    chosen: list[str] = []
-    depth = -1
-    for point, options in mounts:
-        if _inside(path, point) and len(point) >= depth:
-            depth, chosen = len(point), options
-    return [flag for flag in chosen if flag in _LOCKED_FLAGS]
-
-
-def _read_only(target: str, flags: list[str]) -> str:
-    """The remount making the bind mount ``target`` read-only (and nosuid, nodev), repeating
-    ``flags`` (what the kernel may have locked on it)."""
-    options = ",".join(["remount", "bind", "ro", "nosuid", "nodev", *flags])
-    return f"mount -o {options} {_shell_quote(target)}"
-
-
-def _namespace_script(
-    config: SandboxConfig, policy: Policy, inner: list[str], scratch: str, root: str, uid: int
-) -> str:
-    """Shell run as root inside fresh namespaces: build the worker's own root, then exec.
-
-    The root is an empty tmpfs on ``root`` holding read-only binds of what the policy lets
-    the worker read (answers inside them covered), a fresh /proc and /dev, and a scratch
-    tmpfs of the quota's size owned by ``uid``; Python then starts chrooted into it. The
-    worker itself then leaves root and locks itself down (:mod:`.lockdown`).
-    """
-    chroot = shutil.which("chroot") or "/usr/sbin/chroot"
-    q = _shell_quote
-    mounts = _mount_flags()
-    lines = ["set -e", f"mount -t tmpfs -o size=1m,mode=0755 none {q(root)}"]
-    shown, covered = visible_tree(policy)
-    for path in shown:
-        target = q(root + path)
-        lines.append(f"mkdir -p {q(os.path.dirname(root + path))}")
-        if os.path.islink(path):
-            lines.append(f"ln -s {q(os.readlink(path))} {target}")
-            continue
-        lines.append(f"mkdir -p {target}" if os.path.isdir(path) else f": > {target}")
-        lines.append(f"mount --no-canonicalize --bind {q(path)} {target}")
-        lines.append(_read_only(root + path, _locked_flags(path, mounts)))
-    # A file nobody but root may open, laid over hidden files (/dev/null would open).
-    cover = f"{root}/dev/.hidden"
-    lines.append(f"mkdir -p {q(root)}/proc {q(root)}/dev")
-    lines.append(f"mount -t proc -o nosuid,nodev,noexec proc {q(root)}/proc")
-    for knob in ("sys", "sysrq-trigger"):
-        target_path = f"{root}/proc/{knob}"
-        target = q(target_path)
-        # (A kernel without the knob has nothing to cover: `&&` lets the script go on.)
-        lines.append(f"mount --bind {target} {target} && " + _read_only(target_path, ["noexec"]))
-    lines.append(f"mount -t tmpfs -o size=64k,mode=0755,nosuid,noexec none {q(root)}/dev")
-    # The policy's devices, bound from the machine's /dev (mknod needs a capability that a
-    # user namespace's root lacks; a bound node works in both).
-    for device in policy.devices:
-        lines.append(f": > {q(root + device)} && mount --bind {q(device)} {q(root + device)}")
-    lines.append(f"ln -s /proc/self/fd {q(root)}/dev/fd")
-    lines.append(f": > {q(cover)} && chmod 000 {q(cover)}")
-    lines.append(f"mkdir {q(root)}/dev/shm")
-    lines.append(_read_only(f"{root}/dev", ["noexec"]))
-    lines.append(f"mount -t tmpfs -o size=16m,nosuid,nodev,noexec none {q(root)}/dev/shm")
-    for path in covered:
-        target = q(root + path)
-        if os.path.isdir(path):
-            lines.append(f"mount -t tmpfs -o size=4k,mode=0755,ro none {target}")
-        else:
-            lines.append(f"mount --bind {q(cover)} {target}")
-    # The scratch folder: the only place to write, capped in bytes and in files by tmpfs.
-    limits = config.limits
-    lines.append(f"mkdir -p {q(root + scratch)}")
-    lines.append(
-        f"mount -t tmpfs -o size={limits.disk_mb}m,nr_inodes={policy.max_scratch_entries},"
-        f"mode=0700,uid={uid},gid={uid},nosuid,nodev none {q(root + scratch)}"
-    )
-    lines.append(_read_only(root, []))
-    lines.append(f"exec {q(chroot)} {q(root)} " + " ".join(q(part) for part in inner))
-    return "\n".join(lines)
-
-
-def _bwrap_command(
-    config: SandboxConfig, policy: Policy, inner: list[str], scratch: str
-) -> list[str]:
-    command = ["bwrap"]
-    shown, covered = visible_tree(policy)
-    for path in shown:
-        if os.path.islink(path):
-            command += ["--symlink", os.readlink(path), path]
-        else:
-            command += ["--ro-bind", path, path]
-    command += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
-    command += ["--size", str(config.limits.disk_mb * 1024 * 1024), "--tmpfs", scratch]
-    for path in covered:
-        if os.path.isdir(path):
-            command += ["--tmpfs", path]
-        else:
-            # A file with no permissions: /dev/null would open (and prove nothing hidden).
-            command += ["--perms", "0000", "--ro-bind-data", "0", path]
-    if config.code_dir:
-        command += ["--chdir", config.code_dir]
-    command += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--"]
-    return command + inner
-
-
-def seconds(value: float) -> str:
-    """A duration for a report: ``0.2 s``, ``3.4 s``, ``42 s``."""
-    if value < 10:
-        return f"{max(value, 0.0):.1f} s"
-    return f"{value:.0f} s"
 
 
 def _describe_exit(code: int | None, limits: Limits) -> str:
@@ -619,7 +151,7 @@ def _threads(pid: int) -> int:
         return 0
 
 
-class Worker:
+class WorkerProcess:
     """One student worker process and its pipes."""
 
     #: Seconds between looks at a busy worker's CPU time and disk use.
@@ -648,7 +180,7 @@ class Worker:
         self.locked = locks_needed(config, self.isolation)
         if self.locked:
             lock_copies(self.policy)
-        self.uid = _student_uid(config, self.isolation)
+        self.uid = student_uid(config, self.isolation)
         try:
             self._start()
         except BaseException:
@@ -676,15 +208,15 @@ class Worker:
                 "--pdeathsig",
                 "KILL",
                 "--",
-                *_unshare_prefix(),
+                *unshare_prefix(),
                 "/bin/sh",
                 "-c",
-                _namespace_script(
+                namespace_script(
                     config, self.policy, inner, self.scratch, self._root(), self.uid or 0
                 ),
             ]
         elif self.isolation == "bwrap":
-            command = _bwrap_command(config, self.policy, inner, self.scratch)
+            command = bwrap_command(config, self.policy, inner, self.scratch)
         else:
             command = inner
         env = {
@@ -735,7 +267,7 @@ class Worker:
             "landlock": landlock_rules(policy) if config.landlock_abi_cap != 0 else None,
             "landlock_abi_cap": config.landlock_abi_cap,
             "uid": self.uid,
-            "read_search": self.uid is not None and _needs_read_search(self.isolation),
+            "read_search": self.uid is not None and needs_read_search(self.isolation),
             "isolation": self.isolation,
             "answers_locked": self.locked,
             "proof": {
@@ -802,7 +334,7 @@ class Worker:
         return self.root
 
     def _checked_protections(self, said: dict[str, Any]) -> dict[str, Any]:
-        """The worker's proof (:func:`.lockdown.prove`), with the kernel's view put over it.
+        """The worker's proof (:func:`.proof.prove`), with the kernel's view put over it.
 
         The greeting comes before any student code runs, so it is the grader's code
         speaking; what /proc shows of the worker from outside is checked all the same.
@@ -816,7 +348,7 @@ class Worker:
             if any(u in (0, grader) for u in uids):
                 found["separate_uid"] = False
                 scoped = grader != 0 and found.get("landlock_scopes") is True and 0 not in uids
-                # Root's own uid in a user namespace that maps no other (see lockdown.prove).
+                # Root's own uid in a user namespace that maps no other (see proof.prove).
                 contained = (
                     self.isolation == "namespaces"
                     and found.get("pid_namespace") is True
@@ -1068,10 +600,10 @@ def describe_setting(protections: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def probe_protections(config: SandboxConfig) -> tuple[dict[str, Any], Worker]:
+def probe_protections(config: SandboxConfig) -> tuple[dict[str, Any], WorkerProcess]:
     """Start one worker as ``config`` would (its student files are not imported yet) and
     return what it proved, with the worker, which the caller closes or puts to use."""
-    worker = Worker(dataclasses.replace(config, allow_weak=True))
+    worker = WorkerProcess(dataclasses.replace(config, allow_weak=True))
     return worker.protections, worker
 
 
@@ -1080,79 +612,3 @@ def _life_cpu_seconds(limits: Limits) -> int:
     if limits.submission_seconds is not None:
         return int(limits.submission_seconds) + 60
     return 6 * 3600
-
-
-class WorkerPool:
-    """Reusable workers for one submission: one per thread, replaced when one dies."""
-
-    def __init__(self, config: SandboxConfig) -> None:
-        if config.uid is None:
-            # One uid for all of a submission's workers, and for no other submission.
-            config = dataclasses.replace(config, uid=allocate_uid())
-        self.config = config
-        self._local = threading.local()
-        self._all: list[Worker] = []
-        self._lock = threading.Lock()
-        #: What the first worker had in force (every worker of a pool gets the same).
-        self.protections: dict[str, Any] = {}
-        self._spare: list[Worker] = []
-
-    @property
-    def isolation(self) -> str:
-        """The isolation its workers run in."""
-        return self.protections.get("isolation") or resolve_isolation(self.config.isolation)
-
-    def adopt(self, worker: Worker) -> None:
-        """Take ``worker`` (started with this pool's config, e.g. by :func:`probe_protections`)
-        as the first to hand out."""
-        with self._lock:
-            self._all.append(worker)
-            self._spare.append(worker)
-            if not self.protections:
-                self.protections = worker.protections
-
-    def release(self) -> None:
-        """Hand this thread's worker to the next thread that needs one (it stays alive)."""
-        worker = getattr(self._local, "worker", None)
-        self._local.worker = None
-        if worker is not None and worker.alive:
-            with self._lock:
-                self._spare.append(worker)
-
-    def get(self) -> Worker:
-        worker = getattr(self._local, "worker", None)
-        if worker is None or not worker.alive:
-            if worker is not None:
-                worker.close()
-            with self._lock:
-                spare = self._spare.pop() if self._spare else None
-            if spare is not None and spare.alive:
-                self._local.worker = spare
-                return spare
-            worker = self._start()
-            self._local.worker = worker
-            with self._lock:
-                self._all.append(worker)
-                if not self.protections:
-                    self.protections = worker.protections
-        return worker
-
-    def _start(self) -> Worker:
-        while True:
-            # The mode is fixed before the attempt: another thread may downgrade it meanwhile.
-            mode = resolve_isolation(self.config.isolation)
-            try:
-                return Worker(self.config, mode)
-            except SandboxError as error:
-                if self.config.isolation != "auto" or mode == "process":
-                    raise
-                # The probe passed but a real worker could not start: fall back, loudly.
-                with _probe_lock:
-                    _probed[mode] = False
-                print(f"autograder: warning: {error}; trying weaker isolation", file=sys.stderr)
-
-    def close(self) -> None:
-        with self._lock:
-            for worker in self._all:
-                worker.close()
-            self._all.clear()

@@ -1,4 +1,5 @@
-"""Processes that end with the process that started them (Linux's parent-death signal)."""
+"""The C library's calls the sandbox makes: ``prctl``, raw system calls, and the parent-death
+signal that makes a process end with the one that started it."""
 
 from __future__ import annotations
 
@@ -30,6 +31,15 @@ def check(result: int) -> int:
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code))
     return result
+
+
+def syscall(number: int, *args: Any) -> int:
+    """The raw system call ``number`` (for those libc has no wrapper for); OSError on failure."""
+    import ctypes
+
+    library = libc()
+    library.syscall.restype = ctypes.c_long
+    return int(check(library.syscall(ctypes.c_long(number), *args)))
 
 
 def prctl(option: int, *args: Any) -> None:
