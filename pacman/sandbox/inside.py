@@ -26,121 +26,7 @@ import traceback
 from typing import Any
 
 from pacman.sandbox import protocol
-
-# Audit events a submission never needs. The hook cannot be removed once added; it is a
-# speed bump that makes the common attacks fail with a clear message (the process and
-# namespace limits set up by the parent are the real walls).
-_DENIED_EVENTS = frozenset(
-    {
-        "subprocess.Popen",
-        "os.system",
-        "os.exec",
-        "os.posix_spawn",
-        "os.spawn",
-        "os.fork",
-        "os.forkpty",
-        "os.kill",
-        "os.killpg",
-        "signal.pthread_kill",
-        "os.link",
-        "os.symlink",
-        "os.truncate",
-        "os.chmod",
-        "os.chown",
-        "os.utime",
-        "shutil.rmtree",
-        "shutil.copyfile",
-        "shutil.move",
-        "socket.connect",
-        "socket.bind",
-        "socket.sendto",
-        "socket.sendmsg",
-        "socket.getaddrinfo",
-        "socket.gethostbyname",
-        "pty.spawn",
-        "webbrowser.open",
-        "urllib.Request",
-        "sys._current_frames",
-    }
-)
-#: Allowed inside the scratch folder only (tempfile, for one, removes what it makes there).
-_SCRATCH_EVENTS = frozenset({"os.remove", "os.rmdir", "os.rename"})
-_DENIED_IMPORTS = frozenset({"_posixsubprocess", "cffi", "_xxsubinterpreters"})
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-
-
-class SandboxViolation(PermissionError):
-    """Raised by the audit hook for an operation the sandbox forbids."""
-
-
-class HiddenModule(ModuleNotFoundError):
-    """Raised by the audit hook for a module student code may not import."""
-
-
-def _install_audit_hook(
-    denied_paths: list[str],
-    writable: list[str],
-    hidden_modules: tuple[str, ...] = (),
-    kept: tuple[str, ...] = (),
-) -> None:
-    """``kept``: folders readable inside a denied one (the student's staged copy, which a
-    TMPDIR inside the code directory puts there), as the policy's ``keep`` are."""
-    denied = tuple(os.path.join(os.path.realpath(p), "") for p in denied_paths)
-    kept_below = tuple(os.path.join(os.path.realpath(p), "") for p in kept)
-    denied_exact = tuple(os.path.realpath(p) for p in denied_paths)
-    allowed_writes = (*tuple(os.path.join(os.path.realpath(p), "") for p in writable), "/dev/null")
-    parent_proc = f"/proc/{os.getppid()}/"
-
-    def resolve(path: Any) -> str | None:
-        if isinstance(path, int):
-            return None
-        try:
-            text = os.fsdecode(os.fspath(path))
-        except TypeError:
-            return None
-        return os.path.realpath(text)
-
-    def hidden(real: str) -> bool:
-        if real.startswith(kept_below):
-            return False
-        return (
-            real.startswith(denied)
-            or real in denied_exact
-            or real.startswith(parent_proc)
-            or (real.startswith("/proc/") and real.endswith(("/mem", "/environ", "/cmdline")))
-        )
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event == "open":
-            real = resolve(args[0])
-            if real is None:
-                return
-            if hidden(real):
-                raise SandboxViolation(f"grader sandbox: reading {args[0]!r} is not allowed")
-            mode, flags = args[1], args[2] if len(args) > 2 else 0
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
-                isinstance(flags, int) and flags & _WRITE_FLAGS
-            )
-            if writing and not (real.startswith(allowed_writes) or real == "/dev/null"):
-                raise SandboxViolation(f"grader sandbox: writing {args[0]!r} is not allowed")
-        elif event in _SCRATCH_EVENTS:
-            paths = [resolve(a) for a in args[:2] if isinstance(a, (str, bytes, os.PathLike))]
-            if not paths or not all(p and p.startswith(allowed_writes) for p in paths):
-                raise SandboxViolation(f"grader sandbox: {event} outside the scratch folder")
-        elif event in ("os.listdir", "os.scandir"):
-            real = resolve(args[0]) if args and args[0] is not None else None
-            if real is not None and hidden(real):
-                raise SandboxViolation(f"grader sandbox: listing {args[0]!r} is not allowed")
-        elif event == "import":
-            name = args[0]
-            if any(name == m or name.startswith(m + ".") for m in hidden_modules):
-                raise HiddenModule(f"grader sandbox: {name} is not available to submissions")
-            if name in _DENIED_IMPORTS:
-                raise SandboxViolation(f"grader sandbox: importing {args[0]} is not allowed")
-        elif event in _DENIED_EVENTS or event.startswith("ctypes."):
-            raise SandboxViolation(f"grader sandbox: {event} is not allowed")
-
-    sys.addaudithook(hook)
+from pacman.sandbox.audit import install_tripwire
 
 
 def _set_limits(setup: dict[str, Any]) -> None:
@@ -316,6 +202,27 @@ class StudentRuntime:
 
     # -- requests ------------------------------------------------------------------------------
 
+    def answer(self, request: Any) -> dict[str, Any]:
+        """The reply to one request: what the code did, or what went wrong, phrased."""
+        op = request.get("op") if isinstance(request, dict) else None
+        handler = getattr(self, f"op_{op}", None)
+        if handler is None:
+            reply: dict[str, Any] = {"error": f"unknown request {op!r}", "kind": "protocol"}
+        else:
+            try:
+                reply = handler(request)
+            except Failure as failure:
+                reply = {"error": failure.message, "kind": failure.kind}
+            except MemoryError:
+                reply = {"error": self.out_of_memory(), "kind": "memory"}
+            except BaseException as error:  # the worker's own trouble, or student code's
+                reply = {
+                    "error": f"{type(error).__name__}: {error}{_where(error, self.files)}",
+                    "kind": "crash",
+                }
+        reply["id"] = request.get("id") if isinstance(request, dict) else None
+        return reply
+
     def op_load(self, request: dict[str, Any]) -> dict[str, Any]:
         self.load()
         return {}
@@ -414,13 +321,50 @@ def _first_to_go() -> None:
 
 
 def serve(rfd: int, wfd: int) -> None:
+    """The worker's life: set up, lock down and prove, then answer requests until the pipe
+    closes. Everything before the greeting is the grader's code alone."""
     setup = protocol.read_frame(rfd)
     _first_to_go()
     _set_limits(setup)
+    _prepare(setup)
+    protections = _lock_down_and_prove(setup)
+    if setup.get("audit", True):
+        # Libraries such as numpy import ctypes; loading it here (trusted) lets them import,
+        # while the hook still refuses every ctypes call and library load made later.
+        with contextlib.suppress(ImportError):
+            import ctypes  # noqa: F401
+        protections["audit_hook"] = True
+        install_tripwire(
+            setup.get("deny", []),
+            setup.get("writable", []),
+            tuple(setup.get("hidden_modules", [])),
+            tuple(setup.get("path", [])),
+        )
+    runtime = StudentRuntime(setup)
+    protocol.write_frame(wfd, {"ready": os.getpid(), "protections": protections})
+    while True:
+        try:
+            request = protocol.read_frame(rfd)
+        except protocol.PipeClosed:
+            return
+        reply = runtime.answer(request)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        try:
+            protocol.write_frame(wfd, reply)
+        except protocol.PipeClosed:
+            return
+        except protocol.ProtocolError as error:  # too large to send: say so instead
+            protocol.write_frame(wfd, {"id": reply["id"], "error": str(error), "kind": "crash"})
+
+
+def _prepare(setup: dict[str, Any]) -> None:
+    """The student's folder, the CS188 modules by their bare names, and every module the
+    worker itself needs, loaded before the walls and the hook can get in their way."""
     sys.dont_write_bytecode = True
     if setup.get("chdir"):
         os.chdir(setup["chdir"])
-    # CS188 student files import these by their bare names.
     from pacman.shims import game as game_shim
     from pacman.shims import util as util_shim
 
@@ -428,7 +372,6 @@ def serve(rfd: int, wfd: int) -> None:
     sys.modules["game"] = game_shim
     for folder in reversed(setup.get("path", [])):
         sys.path.insert(0, folder)
-    # Load what the worker itself needs before the hook can get in its way.
     import pacman.agent
     import pacman.game
     import pacman.gametree
@@ -442,6 +385,10 @@ def serve(rfd: int, wfd: int) -> None:
 
         for name in ("MinimaxAgent", "ReflexAgent"):
             getattr(agents, name, None)
+
+
+def _lock_down_and_prove(setup: dict[str, Any]) -> dict[str, Any]:
+    """Put up the walls, then prove from the inside what holds and that honest code runs."""
     from pacman.sandbox.proof import prove, prove_function
     from pacman.sandbox.walls import lock_down
 
@@ -469,51 +416,7 @@ def serve(rfd: int, wfd: int) -> None:
     protections["honest_code_runs"] = problem is None
     if problem is not None:
         protections["honest_code_problem"] = problem
-    if setup.get("audit", True):
-        # Libraries such as numpy import ctypes; loading it here (trusted) lets them import,
-        # while the hook still refuses every ctypes call and library load made later.
-        with contextlib.suppress(ImportError):
-            import ctypes  # noqa: F401
-        protections["audit_hook"] = True
-        _install_audit_hook(
-            setup.get("deny", []),
-            setup.get("writable", []),
-            tuple(setup.get("hidden_modules", [])),
-            tuple(setup.get("path", [])),
-        )
-    worker = StudentRuntime(setup)
-    protocol.write_frame(wfd, {"ready": os.getpid(), "protections": protections})
-    while True:
-        try:
-            request = protocol.read_frame(rfd)
-        except protocol.PipeClosed:
-            return
-        op = request.get("op") if isinstance(request, dict) else None
-        handler = getattr(worker, f"op_{op}", None)
-        if handler is None:
-            reply: dict[str, Any] = {"error": f"unknown request {op!r}", "kind": "protocol"}
-        else:
-            try:
-                reply = handler(request)
-            except Failure as failure:
-                reply = {"error": failure.message, "kind": failure.kind}
-            except MemoryError:
-                reply = {"error": worker.out_of_memory(), "kind": "memory"}
-            except BaseException as error:  # the worker's own trouble, or student code's
-                reply = {
-                    "error": f"{type(error).__name__}: {error}{_where(error, worker.files)}",
-                    "kind": "crash",
-                }
-        reply["id"] = request.get("id") if isinstance(request, dict) else None
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
-        try:
-            protocol.write_frame(wfd, reply)
-        except protocol.PipeClosed:
-            return
-        except protocol.ProtocolError as error:  # too large to send: say so instead
-            protocol.write_frame(wfd, {"id": reply["id"], "error": str(error), "kind": "crash"})
+    return protections
 
 
 def main(argv: list[str] | None = None) -> None:
