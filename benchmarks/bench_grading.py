@@ -35,9 +35,9 @@ def _timed(command: list[str]) -> tuple[float, str]:
 
 def _worker_start_seconds(runs: int) -> list[float]:
     sys.path.insert(0, str(REPO))
-    from pacman.grading.submission import stage_files
     from pacman.sandbox.config import SandboxConfig
     from pacman.sandbox.process import WorkerProcess
+    from pacman.sandbox.staging import stage_files
 
     times = []
     with tempfile.TemporaryDirectory() as private:

@@ -427,7 +427,7 @@ def _play(options: argparse.Namespace) -> int:
     for warning in layout.warnings:
         print(f"pacman: warning: {warning}", file=sys.stderr)
     if options.isolation == "sandbox":
-        from pacman.sandbox.games import sandbox_class  # the agents' files are not imported
+        from pacman.runner import sandbox_class  # the agents' files are not imported
 
         pacman_class = sandbox_class(options.pacman, "agent")
         sandbox_class(options.ghosts, "ghost")

@@ -111,6 +111,18 @@ def _class_from_source(file_name: str, source: str, class_name: str, role: str) 
             return find_class(f"{copy}:{class_name}", role)
 
 
+def sandbox_class(name: str, role: str) -> type:
+    """The class ``-p``/``-g`` name under ``--isolation sandbox``: the project's own, or a
+    stand-in named like the untrusted one (whose file is not imported here)."""
+    from pacman.sandbox.games import untrusted_agent
+    from pacman.sandbox.remote import RemoteAgent
+
+    found = untrusted_agent(name, role)
+    if found is None:
+        return agent_class(name, role)
+    return type(found[2], (RemoteAgent,), {})
+
+
 def portable(spec: GameSpec) -> GameSpec:
     """The spec with its layout's text and its agents' files inside, for workers elsewhere.
 
@@ -118,9 +130,7 @@ def portable(spec: GameSpec) -> GameSpec:
     finds them) travels as that file too; names of installed modules travel as names.
     """
     if spec.isolation == "sandbox":
-        from pacman.sandbox.games import portable as sandboxed_portable
-
-        return sandboxed_portable(spec)  # the same, without importing the agents' files
+        return _sandboxed_portable(spec)  # the same, without importing the agents' files
     layout, layout_text, pacman, ghost, files = _carried(
         spec.layout, spec.pacman, spec.ghost, spec.agent_files
     )
@@ -131,6 +141,31 @@ def portable(spec: GameSpec) -> GameSpec:
         pacman=pacman,
         ghost=ghost,
         agent_files=files,
+    )
+
+
+def _sandboxed_portable(spec: GameSpec) -> GameSpec:
+    """:func:`portable` for a sandboxed game: the layout's text and the untrusted agents'
+    files travel with the spec, found without importing them."""
+    from pacman.sandbox.games import untrusted_agent
+
+    layout = _loaded_layout(spec.layout) if spec.layout_text is None else None
+    files = dict(spec.agent_files)
+    names = []
+    for role, name in (("agent", spec.pacman), ("ghost", spec.ghost)):
+        found = untrusted_agent(name, role, spec.agent_files)
+        if found is not None:
+            file_name, source, class_name = found
+            files.setdefault(file_name, source)
+            name = f"{file_name}:{class_name}"
+        names.append(name)
+    return replace(
+        spec,
+        layout=layout.name if layout is not None else spec.layout,
+        layout_text="\n".join(layout.rows) if layout is not None else spec.layout_text,
+        pacman=names[0],
+        ghost=names[1],
+        agent_files=tuple(sorted(files.items())),
     )
 
 
@@ -185,7 +220,7 @@ def _build(name: str, role: str, spec: GameSpec, *args: Any, **kwargs: Any) -> o
     if spec.isolation == "sandbox":
         from pacman.sandbox.games import sandboxed_agent
 
-        agent = sandboxed_agent(name, role, args, kwargs, spec)
+        agent = sandboxed_agent(name, role, args, kwargs, spec.agent_files, spec.timeout)
         if agent is not None:
             return agent
     cls = agent_class(name, role, spec.agent_files)
@@ -278,7 +313,7 @@ def stream_games(
     bar = progress_bar(len(specs), "game", progress)
     scope = ExitStack()
     if any(spec.isolation == "sandbox" for spec in specs):
-        from pacman.sandbox.games import sandboxed_run
+        from pacman.sandbox.games import sandboxed_run  # (imported only where it is used)
 
         scope.enter_context(sandboxed_run())
     try:

@@ -27,15 +27,10 @@ from pacman.execution import (
     signals_deferred,
     temporary_root,
 )
-from pacman.grading.submission import (
-    GradingOptions,
-    SubmissionError,
-    SubmissionTask,
-    grade_submission,
-    read_submission,
-)
+from pacman.grading.submission import GradingOptions, SubmissionTask, grade_submission
 from pacman.outputs import StreamedJsonList, StreamedLines, prepare_output_file
 from pacman.sandbox import untrusted
+from pacman.sandbox.staging import SubmissionError, read_submission
 
 
 def submission_folders(root: str) -> list[str]:

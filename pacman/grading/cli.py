@@ -34,18 +34,13 @@ from pacman.grading.runner import (
     load_single_test,
     load_suite,
 )
-from pacman.grading.submission import (
-    GradingOptions,
-    SubmissionError,
-    read_submission,
-    read_suite,
-    stage_files,
-)
+from pacman.grading.submission import GradingOptions, read_suite
 from pacman.outputs import prepare_output_file
 from pacman.sandbox.config import ISOLATION_MODES, Limits, SandboxConfig
 from pacman.sandbox.ids import allocate_uid
 from pacman.sandbox.isolation import resolve_isolation
 from pacman.sandbox.process import WorkerProcess
+from pacman.sandbox.staging import SubmissionError, read_submission, stage_files
 from pacman.seeding import new_secret, read_secret
 
 

@@ -430,7 +430,7 @@ def submission_secret(config: dict[str, Any], submission: str, names: list[str])
     """The ghosts' secret for one submission: the bundle's, mixed with the submission's
     files, so a regrade repeats its games while a student who resubmits (to learn the
     ghosts' moves from an earlier run's output) meets new ones."""
-    from pacman.grading.submission import read_submission
+    from pacman.sandbox.staging import read_submission
 
     secret = config.get("game_secret")
     if not isinstance(secret, str) or not secret:

@@ -18,6 +18,8 @@ from pacman.grading import diagnose
 from pacman.grading.testfile import TestFile, TestFileError
 from pacman.sandbox.config import Limits, WorkerDied, WorkerTimeout, seconds
 from pacman.sandbox.pool import WorkerPool
+from pacman.sandbox.process import WorkerProcess
+from pacman.sandbox.remote import RemoteAgent, RemoteFailure
 
 MAX_NAME = 200
 MAX_EXPANSIONS = 2_000_000
@@ -403,72 +405,105 @@ class CountingRandom(random.Random):
         return super().random()
 
 
-class _MoveLog:
-    """Observer collecting moves the remote agent has not been told about yet."""
-
-    def __init__(self) -> None:
-        self.pending: list[list[Any]] = []
-
-    def update(self, state: Any, agent_index: int, action: str) -> None:
-        self.pending.append([agent_index, action])
-
-    def take(self) -> list[list[Any]]:
-        moves, self.pending = self.pending, []
-        return moves
-
-
-class _RemoteFailure(Exception):
-    """The student's agent failed; raised inside the game loop to end the game as a crash."""
-
-    def __init__(self, message: str, timeout: bool) -> None:
-        super().__init__(message)
-        self.timeout = timeout
-
-
-class _Channel:
-    """Requests to one worker during a game; remembers the first failure it raised."""
+class GradingLink:
+    """A graded game's link to the student's worker (:class:`pacman.sandbox.remote.Link`):
+    each request is charged to the move's limit (and what is left of the game's, CS188's
+    ``maxTime``), the test's and the submission's CPU budgets; the first failure is kept, as
+    the test reports it."""
 
     def __init__(
-        self, worker: Any, ctx: Context, agent: str, game_seconds: float | None = None
+        self,
+        ctx: Context,
+        worker: WorkerProcess,
+        agent: str,
+        game_seconds: float | None = None,
+        fresh: bool = True,
     ) -> None:
-        self.worker = worker
         self.ctx = ctx
+        self._worker = worker
         self.agent = agent
-        # CS188's --timeout: the limit of each move, and of all of a game's moves together.
         self.move_seconds = game_seconds
         self.game_left = game_seconds
-        self.failure: _RemoteFailure | None = None
+        self.failure: RemoteFailure | None = None
+        self._fresh = fresh  # the worker must build the agent (a new worker, or asked anew)
+
+    def worker(self) -> tuple[WorkerProcess, bool]:
+        return self._worker, self._fresh
+
+    def built(self, worker: WorkerProcess) -> None:
+        self._fresh = False
 
     def fail(self, message: str, timeout: bool = False) -> NoReturn:
-        error = _RemoteFailure(message, timeout)
+        error = RemoteFailure(message, timeout)
         if self.failure is None:
             self.failure = error
         raise error
 
-    def call(self, op: str, method: str, **fields: Any) -> dict[str, Any]:
+    def call(self, worker: WorkerProcess, op: str, method: str, **fields: Any) -> dict[str, Any]:
         try:
             reply = self.ctx.call(
-                self.worker,
-                op,
-                f"{self.agent}.{method}",
-                self.move_seconds,
-                self.game_left,
-                **fields,
+                worker, op, f"{self.agent}.{method}", self.move_seconds, self.game_left, **fields
             )
         except (WorkerDied, WorkerTimeout) as error:
             self.fail(worker_problem(error), isinstance(error, WorkerTimeout))
         finally:
             if self.game_left is not None:
-                self.game_left -= self.worker.last_cpu
+                self.game_left -= worker.last_cpu
         if reply.get("error") is not None:
             self.fail(f"Error in your code: {str(reply['error'])[:2000]}")
         return reply
+
+
+class GradedAgent(RemoteAgent):
+    """The student's agent in a graded game: a reply that is not an action is the worker's
+    unusable reply, reported as the test reports every failure."""
+
+    link: GradingLink
 
     def action(self, reply: dict[str, Any]) -> str:
         try:
             return _name(reply.get("action"), "the action")
         except ReplyError as error:
-            self.fail(worker_problem(error))
+            self.link.fail(worker_problem(error))
+
+
+class RecordedGameAgent(GradedAgent):
+    """The student's agent in a recorded game (CS188's PacmanGameTreeTest): its random is
+    re-seeded and advanced as CS188's global one is, its search's explored states are
+    counted, and ``ask(step, state, action, explored, link)`` decides the move played."""
+
+    def __init__(
+        self, test: PacmanGameTreeTest, link: GradingLink, rng: CountingRandom, ask: Any
+    ) -> None:
+        super().__init__(0, test.alg, {"depth": test.depth}, link, record=True)
+        self.test = test
+        self.rng = rng
+        self.ask = ask
+        self.step = 0
+
+    def start_fields(self) -> dict[str, Any]:
+        return {"seed": self.test.seed, "reseed_after_register": True}
+
+    def register_initial_state(self, state: Any) -> None:
+        super().register_initial_state(state)
+        self.rng.seed(self.test.seed)
+
+    def move_fields(self) -> dict[str, Any]:
+        first = self.step == 0
+        return {
+            "reseed": None if first else self.test.seed + self.step,
+            "burn": 0 if first else self.rng.draws,
+        }
+
+    def choose(self, state: Any, reply: dict[str, Any]) -> str:
+        action = self.action(reply)
+        explored = reply.get("explored")
+        if not isinstance(explored, int) or isinstance(explored, bool):
+            self.link.fail("Your code's process sent no explored-state count.")
+        move = self.ask(self.step, state, action, explored, self.link)
+        self.step += 1
+        self.rng.seed(self.test.seed + self.step)
+        return move
 
 
 def _layout_from_text(test: TestFile) -> Any:
@@ -520,60 +555,17 @@ class PacmanGameTreeTest(TestCase):
         from pacman.state import GameState
 
         rng = CountingRandom(self.seed)
-        moves = _MoveLog()
         worker = ctx.pool.get()
         worker.mark_output()
         state = GameState.initial(self.layout, self.num_ghosts)
-        test = self
-        channel = _Channel(worker, ctx, self.alg)
-
-        class Grading:
-            index = 0
-
-            def __init__(self) -> None:
-                self.step = 0
-
-            def register_initial_state(self, state: Any) -> None:
-                channel.call(
-                    "game_start",
-                    "registerInitialState",
-                    layout_text=test.test["layout"],
-                    layout_name=test.layout.name,
-                    num_ghosts=test.num_ghosts,
-                    agent=test.alg,
-                    kwargs={"depth": test.depth},
-                    new_agent=True,
-                    seed=test.seed,
-                    reseed_after_register=True,
-                    record=True,
-                )
-                rng.seed(test.seed)
-
-            def get_action(self, state: Any) -> str:
-                step = self.step
-                reply = channel.call(
-                    "act",
-                    "getAction",
-                    moves=moves.take(),
-                    reseed=test.seed + step if step else None,
-                    burn=rng.draws if step else 0,
-                )
-                action = channel.action(reply)
-                explored = reply.get("explored")
-                if not isinstance(explored, int) or isinstance(explored, bool):
-                    channel.fail("Your code's process sent no explored-state count.")
-                move = ask(step, state, action, explored, channel)
-                self.step += 1
-                rng.seed(test.seed + self.step)
-                return move
-
+        link = GradingLink(ctx, worker, self.alg)
         ghosts = [DirectionalGhost(i + 1, rng=rng) for i in range(self.num_ghosts)]
         # Named after the student's class, so the game's own messages name it.
-        pacman = type(self.alg, (Grading,), {})()
-        game = Game(state, [pacman, *ghosts], observers=[moves], catch_exceptions=True)
+        pacman = type(self.alg, (RecordedGameAgent,), {})(self, link, rng, ask)
+        game = Game(state, [pacman, *ghosts], catch_exceptions=True)
         result = game.run()
-        if channel.failure is not None:
-            failure = channel.failure
+        if link.failure is not None:
+            failure = link.failure
             return result, str(failure), failure.timeout, worker.output()
         if result.crashed:
             # Not the student's fault: the recorded moves did not fit the game.
@@ -595,10 +587,10 @@ class PacmanGameTreeTest(TestCase):
         wrong_count: list[tuple[int, Any, int, list[int]]] = []
         suboptimal: list[tuple[int, Any, str, list[str]]] = []
 
-        def ask(step: int, state: Any, action: str, explored: int, channel: _Channel) -> str:
+        def ask(step: int, state: Any, action: str, explored: int, link: GradingLink) -> str:
             if step >= len(optimal):
                 # Pac-Man plays recorded moves, so this is the suite's fault, not the student's.
-                raise _RemoteFailure("the game went on longer than the recorded one", False)
+                raise RemoteFailure("the game went on longer than the recorded one")
             right_count = False
             optimal_here = False
             for i, (actions, count) in enumerate(optimal[step]):
@@ -828,50 +820,19 @@ class EvalAgentTest(TestCase):
         from pacman.ghosts import GHOST_TYPES
         from pacman.state import GameState
 
-        moves = _MoveLog()
-        channel = _Channel(worker, ctx, self.agent, self.max_time)
-        test = self
-
-        class Remote:
-            index = 0
-            agent_seed: int | None = None
-
-            def use_game_seed(self, seed: int) -> None:
-                self.agent_seed = seed
-
-            def register_initial_state(self, state: Any) -> None:
-                channel.call(
-                    "game_start",
-                    "registerInitialState",
-                    layout_text=None,
-                    layout_name=test.layout.name,
-                    num_ghosts=len(test.ghosts),
-                    agent=test.agent,
-                    kwargs=test.kwargs,
-                    new_agent=start_new,
-                    agent_seed=self.agent_seed,
-                    record=False,
-                )
-
-            def get_action(self, state: Any) -> str:
-                return channel.action(channel.call("act", "getAction", moves=moves.take()))
-
-            def final(self, state: Any) -> None:
-                channel.call("game_end", "final", moves=moves.take())
-
+        link = GradingLink(ctx, worker, self.agent, self.max_time, fresh=start_new)
         ghosts = [GHOST_TYPES[name](*args, **kwargs) for name, args, kwargs in self.ghosts]
         state = GameState.initial(self.layout, len(self.ghosts))
-        pacman = type(self.agent, (Remote,), {})()
+        pacman = type(self.agent, (GradedAgent,), {})(0, self.agent, self.kwargs, link)
         game = Game(
             state,
             [pacman, *ghosts],
-            observers=[moves],
             catch_exceptions=True,
             seed=self.seed + game,
             secret=ctx.game_secret,
         )
         result = game.run()
-        failure = channel.failure
+        failure = link.failure
         if failure is not None:
             result.crash = str(failure)
         return result, bool(failure is not None and failure.timeout)

@@ -14,23 +14,16 @@ from __future__ import annotations
 
 import os
 import socket
-import stat
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from pacman.errors import PacmanError
 from pacman.sandbox import untrusted
 from pacman.sandbox.config import Limits, SandboxConfig
+from pacman.sandbox.staging import SubmissionError, stage_files, write_tree
 
-#: A student file larger than this is refused (CS188 files are a few tens of KB).
-MAX_STUDENT_FILE = 4 * 1024 * 1024
 #: The suite's files are read up to this size in all.
 MAX_SUITE_BYTES = 64 * 1024 * 1024
-
-
-class SubmissionError(PacmanError):
-    """A submission's files cannot be graded (missing, a symlink, not a plain file...)."""
 
 
 @dataclass(frozen=True)
@@ -68,56 +61,6 @@ class SubmissionTask:
     questions: tuple[tuple[str, int], ...] = ()
 
 
-def _read_plain_file(folder: str, name: str, limit: int) -> bytes:
-    """The bytes of ``folder/name``, refusing links, special files and paths leaving ``folder``."""
-    if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
-        raise SubmissionError(f"{name}: a student file must be a plain name inside the folder")
-    path = os.path.join(folder, name)
-    parent = folder
-    # Every folder on the way must be a real folder, not a link somewhere else.
-    for part in name.split("/")[:-1]:
-        parent = os.path.join(parent, part)
-        if os.path.islink(parent) or not os.path.isdir(parent):
-            raise SubmissionError(f"{path}: {parent} is not a plain folder")
-    try:
-        fd = os.open(
-            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        )
-    except FileNotFoundError:
-        raise SubmissionError(f"{path}: no such file") from None
-    except OSError as error:
-        if os.path.islink(path):
-            raise SubmissionError(f"{path}: is a symbolic link; hand in the file itself") from None
-        raise SubmissionError(f"{path}: cannot be read ({error.strerror})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise SubmissionError(f"{path}: not a plain file")
-        if info.st_nlink > 1:
-            raise SubmissionError(f"{path}: is a hard link to another file; hand in a copy")
-        if info.st_size > limit:
-            raise SubmissionError(f"{path}: {info.st_size} bytes, more than the {limit} allowed")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        raise SubmissionError(f"{path}: more than the {limit} bytes allowed")
-    return data
-
-
-def read_submission(folder: str, names: list[str]) -> dict[str, bytes]:
-    """The student's files, read safely from ``folder`` (which must not be a link itself)."""
-    if os.path.islink(folder):
-        raise SubmissionError(f"{folder}: the submission folder is a symbolic link")
-    if not os.path.isdir(folder):
-        raise SubmissionError(f"{folder}: no such folder")
-    files: dict[str, bytes] = {}
-    for name in names:
-        files[os.path.basename(name)] = _read_plain_file(folder, name, MAX_STUDENT_FILE)
-    return files
-
-
 def read_suite(test_dir: str) -> dict[str, bytes]:
     """Every file of a suite folder (CONFIG, question folders), keyed by relative path."""
     if not os.path.isdir(test_dir):
@@ -141,42 +84,6 @@ def read_suite(test_dir: str) -> dict[str, bytes]:
                 )
             suite[os.path.relpath(path, test_dir)] = data
     return suite
-
-
-def write_tree(root: str, files: dict[str, bytes], mode: int = 0o600) -> list[str]:
-    """Write ``files`` under ``root`` (created beforehand); return the paths, in order."""
-    paths = []
-    for relative, data in files.items():
-        if os.path.isabs(relative) or ".." in relative.split(os.sep):
-            raise SubmissionError(f"{relative}: not a path inside the folder")
-        path = os.path.join(root, relative)
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        paths.append(path)
-    return paths
-
-
-def stage_files(private: str, files: dict[str, bytes], uid: int | None) -> tuple[str, list[str]]:
-    """The student's files in ``private``/code, readable by the submission's uid alone.
-
-    ``private`` itself may be entered but not listed by others (0711), so where no Landlock
-    holds the reads, the submission reaches its own copy and no other submission's.
-    """
-    os.chmod(private, 0o711)
-    stage = os.path.join(private, "code")
-    os.mkdir(stage, 0o700)
-    staged = write_tree(stage, files, 0o400)
-    if uid is not None and hasattr(os, "geteuid") and os.geteuid() == 0:
-        for path in [stage, *staged]:
-            os.chown(path, uid, uid)
-        os.chmod(stage, 0o500)
-    else:
-        os.chmod(stage, 0o755)
-        for path in staged:
-            os.chmod(path, 0o444)
-    return stage, staged
 
 
 def _zero_record(task: SubmissionTask, error: str) -> dict[str, Any]:

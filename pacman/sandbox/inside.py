@@ -251,14 +251,12 @@ class StudentRuntime:
         return reply
 
     def op_game_start(self, request: dict[str, Any]) -> dict[str, Any]:
-        from pacman.layout import load_layout, parse_layout
+        from pacman.layout import parse_layout
         from pacman.recording import ExpansionLog
         from pacman.state import GameState
 
-        if request.get("layout_text") is not None:
-            layout = parse_layout(request["layout_text"], request.get("layout_name") or "layout")
-        else:
-            layout = load_layout(request["layout_name"])
+        # The layout comes as text: the worker reads no file of the grader's once locked in.
+        layout = parse_layout(request["layout_text"], request.get("layout_name") or "layout")
         self.state = GameState.initial(layout, request["num_ghosts"])
         self.log = ExpansionLog() if request.get("record") else None
         if request.get("new_agent") or self.agent is None:
@@ -280,11 +278,8 @@ class StudentRuntime:
         return {}
 
     def _apply(self, request: dict[str, Any]) -> None:
-        if request.get("state") is not None:
-            # An ordinary game sends its state whole (pacman.sandbox.games).
-            self.state = protocol.state_from_fields(self.state, request["state"])
-        for index, action in request.get("moves", []):
-            self.state = self.state.generate_successor(index, action)
+        # Every game sends its state whole (pacman.sandbox.remote): the worker keeps no game.
+        self.state = protocol.state_from_fields(self.state, request["state"])
         if request.get("reseed") is not None:
             random.seed(request["reseed"])
         for _ in range(int(request.get("burn", 0))):
