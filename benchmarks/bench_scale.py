@@ -71,7 +71,7 @@ def running_cluster() -> Iterator[tuple[str, float]]:
 
 def submissions_per_minute(count: int, **where: object) -> float:
     suite_dir = str(REPO / "test_cases")
-    questions = [q.name for q in load_suite(suite_dir)]
+    questions = [(q.name, q.max_points) for q in load_suite(suite_dir)]
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as scratch:
         root = Path(scratch) / "submissions"
         for index in range(count):
