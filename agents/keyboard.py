@@ -1,7 +1,7 @@
 """Play Pac-Man yourself: arrow keys or WASD in the pygame window.
 
-The agent reads the keys the open ``PygameDisplay`` records (its
-``take_direction()``), so it needs that window: run ``pacman`` without
+The agent reads the keys the open window records (``take_direction()`` of the key
+source it registered in :mod:`pacman.controls`), so it needs that window: run ``pacman`` without
 ``-t``/``-q``. Pac-Man keeps going the way it was last sent, as in the
 arcade: a held key keeps it moving, and a turn asked for before a junction
 is taken as soon as it becomes possible; Q stops it. Until the first key
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pacman import controls
 from pacman.agent import Agent
 from pacman.directions import STOP
 from pacman.errors import AgentError
@@ -39,10 +40,7 @@ class KeyboardAgent(Agent):
 
     def _window(self) -> Any:
         if self.window is None:
-            # pygame_view imports pygame only when a window is made, so this import is cheap.
-            from pacman.view.pygame_view import PygameDisplay
-
-            self.window = PygameDisplay.active()
+            self.window = controls.key_source()
         if self.window is None:
             raise AgentError(
                 "KeyboardAgent needs the pygame window to read keys: run without -t/-q on a "

@@ -8,15 +8,15 @@ prints one line and exits 1.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import random
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
+from pacman.commandline import CommandParser
 from pacman.errors import (
     AgentCrashed,
     AgentExited,
@@ -51,13 +51,8 @@ AUTO_RECORD = "<auto>"
 DEFAULT_TIMEOUT = 30.0
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="pacman",
         description="Play Pac-Man: watch agents, play with the keyboard, or run batches of games.",
         epilog="Examples: pacman -p ExpectimaxAgent -a depth=2,evalFn=better -l smallClassic; "
@@ -321,14 +316,6 @@ def _html_replay(
     )
 
 
-def _accepts(cls: type, keyword: str) -> bool:
-    try:
-        parameters = inspect.signature(cls).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.name == keyword or p.kind is p.VAR_KEYWORD for p in parameters)
-
-
 def _outcome_line(result: Any) -> str:
     if result.crashed:
         return f"{result.crash}. Score: {result.score:g}"
@@ -409,7 +396,7 @@ def _check_outputs(options: argparse.Namespace) -> None:
 def _play(options: argparse.Namespace) -> int:
     from pacman.execution import InOrder, Interrupted, interruption_handled, signals_deferred
     from pacman.layout import load_layout, playable
-    from pacman.loading import parse_agent_args
+    from pacman.loading import accepts, parse_agent_args
     from pacman.mazegen import save_layout
     from pacman.outputs import StreamedLines, write_atomically
     from pacman.runner import (
@@ -438,7 +425,7 @@ def _play(options: argparse.Namespace) -> int:
     if (
         options.numTraining
         and "numTraining" not in agent_args
-        and _accepts(pacman_class, "numTraining")
+        and accepts(pacman_class, "numTraining")
     ):
         # As CS188 does, for learning agents; others would fail on an argument they never use.
         agent_args["numTraining"] = str(options.numTraining)

@@ -101,39 +101,6 @@ def interruption_handled() -> Iterator[None]:
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-@contextlib.contextmanager
-def temporary_root(prefix: str) -> Iterator[str]:
-    """One folder for every temporary file of this run and of the workers it starts here.
-
-    Local workers killed by an interruption cannot remove their own temporary folders;
-    this one goes when the run ends, whatever ended it. Others may enter it (student
-    code running as another user reaches its own staged copy inside) but not list it.
-    """
-    import tempfile
-
-    from pacman.sandbox.cleanup import remove_tree
-
-    root = tempfile.mkdtemp(prefix=prefix)
-    os.chmod(root, 0o711)
-    before = (os.environ.get("TMPDIR"), tempfile.tempdir)
-    # Forked workers inherit tempfile's cached folder; spawned ones (Dask's) read TMPDIR.
-    os.environ["TMPDIR"] = root
-    tempfile.tempdir = root
-    try:
-        yield root
-    finally:
-        environ, tempfile.tempdir = before
-        if environ is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = environ
-        # A worker killed a moment ago may still be letting go of its files.
-        for _ in range(3):
-            if remove_tree(root):
-                break
-            time.sleep(0.1)
-
-
 #: Non-empty while a finished result is being kept: [marker, then any signal held back].
 _held: list[int] = []
 

@@ -155,3 +155,14 @@ def build_agent(cls: type, role: str, *args: Any, **kwargs: Any) -> Any:
         raise AgentError(
             f"{role} {cls.__name__} could not be built with {given}: {describe(error)}"
         ) from None
+
+
+def accepts(cls: type, keyword: str) -> bool:
+    """Whether building ``cls`` takes the argument ``keyword`` (by name or ``**kwargs``)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == keyword or p.kind is p.VAR_KEYWORD for p in parameters)

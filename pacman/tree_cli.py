@@ -13,20 +13,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
+from pacman.commandline import CommandParser
 from pacman.errors import AgentCrashed, PacmanError, UsageError
 
 __all__ = ["main", "start_state"]
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
-
-
 def build_parser(prog: str = "pacman tree") -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog=prog,
         description="Draw the game tree a search agent expands from one state.",
         epilog="Examples: pacman tree -p AlphaBetaAgent -a depth=2 -l minimaxClassic --html t.html; "
@@ -139,11 +135,11 @@ def run(options: argparse.Namespace) -> int:
         prepare_output_file("--html", options.html)
     state, where, fields = start_state(options)
     name = options.pacman or fields.get("alg", "AlphaBetaAgent").strip()
-    from pacman.cli import _accepts
+    from pacman.loading import accepts
 
     args = parse_agent_args(options.agentArgs)
     cls = agent_class(name, "agent")
-    if not options.agentArgs and _accepts(cls, "depth"):
+    if not options.agentArgs and accepts(cls, "depth"):
         args = {"depth": fields.get("depth", "2").strip()}
     agent = build_agent(cls, "agent", **args)
     shown = ",".join(f"{k}={v}" for k, v in args.items())

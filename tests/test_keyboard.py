@@ -83,9 +83,9 @@ def test_the_stop_key_stops_until_the_next_direction(state):
 
 
 def test_without_a_window_the_agent_says_what_to_do(state, monkeypatch):
-    from pacman.view import pygame_view
+    from pacman import controls
 
-    monkeypatch.setattr(pygame_view, "_ACTIVE", None)
+    monkeypatch.setattr(controls, "_source", None)
     with pytest.raises(AgentError, match="KeyboardAgent needs the pygame window"):
         KeyboardAgent().get_action(state)
 

@@ -25,11 +25,11 @@ from pacman.execution import (
     interruption_handled,
     progress_bar,
     signals_deferred,
-    temporary_root,
 )
 from pacman.grading.submission import GradingOptions, SubmissionTask, grade_submission
 from pacman.outputs import StreamedJsonList, StreamedLines, prepare_output_file
 from pacman.sandbox import untrusted
+from pacman.sandbox.cleanup import temporary_root
 from pacman.sandbox.staging import SubmissionError, read_submission
 
 

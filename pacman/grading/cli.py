@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
+from pacman.commandline import CommandParser
 from pacman.errors import PacmanError, UsageError, machine_problem
 from pacman.grading.report import (
     format_test,
@@ -44,13 +45,8 @@ from pacman.sandbox.staging import SubmissionError, read_submission, stage_files
 from pacman.seeding import new_secret, read_secret
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, as every project command
-        raise UsageError(f"autograder: {message}")
-
-
 def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog=prog,
         description="Grade Pac-Man multi-agent code against CS188-format test suites.",
     )

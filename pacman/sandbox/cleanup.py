@@ -1,4 +1,5 @@
-"""Removing folders that untrusted code may have shaped (deep, locked or huge trees)."""
+"""Removing what runs of untrusted code leave: folders it may have shaped (deep, locked or
+huge trees), and the one temporary folder a run keeps every file of its workers in."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import contextlib
 import os
 import shutil
 import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
 
 
 def remove_tree(path: str) -> bool:
@@ -61,3 +65,32 @@ def tree_usage(path: str, *, max_entries: int) -> tuple[int, int]:
                     if entry.is_dir(follow_symlinks=False):
                         stack.append(entry.path)
     return total, entries
+
+
+@contextlib.contextmanager
+def temporary_root(prefix: str) -> Iterator[str]:
+    """One folder for every temporary file of this run and of the workers it starts here.
+
+    Local workers killed by an interruption cannot remove their own temporary folders;
+    this one goes when the run ends, whatever ended it. Others may enter it (student
+    code running as another user reaches its own staged copy inside) but not list it.
+    """
+    root = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(root, 0o711)
+    before = (os.environ.get("TMPDIR"), tempfile.tempdir)
+    # Forked workers inherit tempfile's cached folder; spawned ones (Dask's) read TMPDIR.
+    os.environ["TMPDIR"] = root
+    tempfile.tempdir = root
+    try:
+        yield root
+    finally:
+        environ, tempfile.tempdir = before
+        if environ is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = environ
+        # A worker killed a moment ago may still be letting go of its files.
+        for _ in range(3):
+            if remove_tree(root):
+                break
+            time.sleep(0.1)

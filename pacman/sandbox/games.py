@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pacman.errors import AgentError, UsageError
-from pacman.sandbox.cleanup import remove_tree
+from pacman.sandbox.cleanup import remove_tree, temporary_root
 from pacman.sandbox.config import Limits, SandboxConfig, SandboxError
 from pacman.sandbox.ids import allocate_uid
 from pacman.sandbox.pool import WorkerPool
@@ -130,8 +130,6 @@ def sandboxed_run() -> Iterator[None]:
     """A run of games with sandboxed agents: their workers and files live in one temporary
     folder, stopped and removed when the run ends, however it ends (a pool worker killed
     by an interruption cannot clean up after its own workers)."""
-    from pacman.execution import temporary_root
-
     with temporary_root("pacman-games-"):
         try:
             yield

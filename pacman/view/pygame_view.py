@@ -31,6 +31,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from pacman import controls
 from pacman.errors import DisplayUnavailable
 from pacman.game import QuitRequested
 
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 __all__ = ["PygameDisplay"]
 
 #: The display opened most recently and not yet closed (what a KeyboardAgent listens to).
-_ACTIVE: PygameDisplay | None = None
 
 _FASTEST = 0.01  # a frame time below this becomes 0 (no animation)
 _SLOWEST = 2.0
@@ -90,7 +90,6 @@ class PygameDisplay:
         title: str = "Pac-Man",
         values: bool = False,
     ) -> None:
-        global _ACTIVE
         problem = missing_display()
         if problem is not None:
             raise _unavailable(problem)
@@ -175,14 +174,15 @@ class PygameDisplay:
             pygame.K_s: "South",
             pygame.K_q: "Stop",  # CS188's stop key
         }
-        _ACTIVE = self
+        controls.take_keys_from(self)
 
     # ----------------------------------------------------------- for agents
 
     @staticmethod
     def active() -> PygameDisplay | None:
         """The window a keyboard agent should listen to, if one is open."""
-        return _ACTIVE
+        source = controls.key_source()
+        return source if isinstance(source, PygameDisplay) else None
 
     @property
     def paused(self) -> bool:
@@ -387,12 +387,10 @@ class PygameDisplay:
 
     def close(self) -> None:
         """Close the window (the run may go on without it)."""
-        global _ACTIVE
         if not self._closed:
             self._closed = True
             self._pygame.display.quit()
-        if _ACTIVE is self:
-            _ACTIVE = None
+        controls.stop_taking_keys(self)
 
     # ----------------------------------------------------------- drawing
 
