@@ -204,51 +204,55 @@ class Game:
                 callback(*args)
 
     def run(self) -> GameResult:
-        state = self.initial_state
-        agents = self.agents
-        started = time.perf_counter()
-        used = [0.0] * len(agents)
-        actions: list[tuple[int, str]] = []
-        crash: str | None = None
-        truncated = False
-        pacman_moves = 0
+        """Play the game to its end (or its move limit, or a crash) and say how it ended."""
+        progress = _Progress(self.initial_state, len(self.agents))
         streams = None
         if self.seed is not None:
-            streams = seed_game(agents, GameSeeds(self.seed, self.secret))
-        self._notify("initialize", state)
+            streams = seed_game(self.agents, GameSeeds(self.seed, self.secret))
 
         def own_stream(index: int, method: Callable[..., Any]) -> Callable[..., Any]:
             return method if streams is None else streams.wrap(index, method)
 
-        for index, agent in enumerate(agents):
+        self._notify("initialize", progress.state)
+        progress.crash = self._register(own_stream, progress)
+        if progress.crash is None:
+            self._play_moves(own_stream, progress)
+        if progress.crash is None:
+            progress.crash = self._final(own_stream, progress.state)
+        return self._finish(progress)
+
+    def _register(self, own_stream: Callable[..., Any], progress: _Progress) -> str | None:
+        """Each agent's ``registerInitialState``; the crash it caused, if one did."""
+        for index, agent in enumerate(self.agents):
             register = hook(agent, "register_initial_state", "registerInitialState")
             if register is None:
                 continue
-            register = own_stream(index, register)
             tic = time.perf_counter()
             try:
-                register(state.copy())
+                own_stream(index, register)(progress.state.copy())
             except Exception as error:
-                crash = f"{self._name(index)} crashed in registerInitialState: {describe(error)}"
-                break
-            used[index] += time.perf_counter() - tic
+                return f"{self._name(index)} crashed in registerInitialState: {describe(error)}"
+            progress.used[index] += time.perf_counter() - tic
+        return None
 
+    def _play_moves(self, own_stream: Callable[..., Any], progress: _Progress) -> None:
+        """The turn loop: agents move in order until the game ends, one crashes, or Pac-Man
+        has made ``max_moves``. Kept in one function: it runs a few hundred thousand times a
+        batch, so what it needs is looked up once, into locals."""
+        agents = self.agents
+        state, used, actions = progress.state, progress.used, progress.actions
         choosers = [own_stream(i, action_method(agent)) for i, agent in enumerate(agents)]
-        # Looked up once: the loop runs a few hundred thousand times in a batch.
         watchers = [
             update for observer in self.observers if (update := getattr(observer, "update", None))
         ]
         timed = self.move_timeout is not None or self.game_timeout is not None
         # Marks and search results go only to observers that show them, and only when changed.
-        annotating = self.keep_notes or any(
-            hasattr(observer, "annotate") for observer in self.observers
-        )
+        annotating = self.keep_notes or any(hasattr(o, "annotate") for o in self.observers)
         notes = None
-        kept: list[tuple[int, dict[str, Any]]] = []
-        index = 0
-        while crash is None and not state.is_terminal():
+        pacman_moves, index, crash = 0, 0, None
+        while not state.is_terminal():
             if index == 0 and self.max_moves is not None and pacman_moves >= self.max_moves:
-                truncated = True
+                progress.truncated = True
                 break
             tic = time.perf_counter()
             try:
@@ -281,22 +285,27 @@ class Game:
                 if changed is not None:
                     notes = changed
                     if self.keep_notes:
-                        kept.append((len(actions), notes.to_json()))
+                        progress.kept.append((len(actions), notes.to_json()))
                     self._notify("annotate", notes)
             for update in watchers:
                 update(state, index, action)
             index = (index + 1) % len(agents)
+        progress.state, progress.crash, progress.pacman_moves = state, crash, pacman_moves
 
-        if crash is None:
-            for index, agent in enumerate(agents):
-                final = hook(agent, "final", "final")
-                if final is not None:
-                    try:
-                        own_stream(index, final)(state.copy())
-                    except Exception as error:
-                        crash = f"{self._name(index)} crashed in final: {describe(error)}"
-                        break
+    def _final(self, own_stream: Callable[..., Any], state: GameState) -> str | None:
+        """Each agent's ``final``; the crash it caused, if one did."""
+        for index, agent in enumerate(self.agents):
+            final = hook(agent, "final", "final")
+            if final is not None:
+                try:
+                    own_stream(index, final)(state.copy())
+                except Exception as error:
+                    return f"{self._name(index)} crashed in final: {describe(error)}"
+        return None
 
+    def _finish(self, progress: _Progress) -> GameResult:
+        """The result, shown to the observers; a crash raised unless ``catch_exceptions``."""
+        state, crash, agents = progress.state, progress.crash, self.agents
         result = GameResult(
             layout=state.layout.name,
             pacman=type(agents[0]).__name__,
@@ -304,15 +313,15 @@ class Game:
             score=state.get_score(),
             win=state.is_win() and crash is None,
             lose=state.is_lose(),
-            moves=len(actions),
-            pacman_moves=pacman_moves,
+            moves=len(progress.actions),
+            pacman_moves=progress.pacman_moves,
             crashed=crash is not None,
             crash=crash,
-            truncated=truncated,
-            seconds=time.perf_counter() - started,
+            truncated=progress.truncated,
+            seconds=time.perf_counter() - progress.started,
             seed=self.seed,
-            actions=actions,
-            notes=kept,
+            actions=progress.actions,
+            notes=progress.kept,
             final_state=state,
         )
         try:
@@ -325,6 +334,24 @@ class Game:
         if crash is not None and not self.catch_exceptions:
             raise AgentCrashed(crash)
         return result
+
+
+@dataclass
+class _Progress:
+    """Where one run of a game has got to."""
+
+    state: GameState
+    agents: int
+    used: list[float] = field(init=False)  # each agent's seconds so far
+    actions: list[tuple[int, str]] = field(default_factory=list)
+    crash: str | None = None
+    truncated: bool = False
+    pacman_moves: int = 0
+    kept: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # notes, by move
+    started: float = field(default_factory=time.perf_counter)
+
+    def __post_init__(self) -> None:
+        self.used = [0.0] * self.agents
 
 
 def run_game(

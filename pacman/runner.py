@@ -23,12 +23,11 @@ from typing import Any
 
 from pacman.errors import AgentExited, PacmanError
 from pacman.execution import InOrder, TaskRun, progress_bar
-from pacman.game import Game, GameResult, QuitRequested
+from pacman.game import GameResult, QuitRequested, run_game
 from pacman.game import _where as where
 from pacman.layout import Layout, load_layout, parse_layout, playable
 from pacman.loading import USER_MODULE_PREFIX, build_agent, find_class
 from pacman.seeding import new_secret
-from pacman.state import GameState
 
 RECORD_FORMAT = "pacman-game-record"
 RECORD_VERSION = 1
@@ -233,31 +232,32 @@ def play(
     observers: Sequence[object] = (),
     pacman: object | None = None,
 ) -> GameResult:
-    """Play one game. ``pacman`` reuses an existing agent (CS188 keeps one across games)."""
+    """Play the game ``spec`` describes: its agents built by name, then played by
+    :func:`pacman.game.run_game`, the one way a game is played. ``pacman`` reuses an existing
+    agent (CS188 keeps one across games)."""
     (spec,) = with_secret([spec])
     layout = _layout(spec)
     agents = build_agents(spec, layout, pacman)
     stats = getattr(agents[0], "stats", None)
     if stats is not None and hasattr(stats, "reset"):
         stats.reset()  # per game, also for the one agent a serial run keeps across games
-    state = GameState.initial(layout, min(spec.num_ghosts, layout.num_ghosts))
-    game = Game(
-        state,
-        agents,
-        observers=observers,
-        catch_exceptions=spec.catch_exceptions,
-        move_timeout=spec.timeout,
-        game_timeout=spec.timeout,
-        max_moves=spec.max_moves,
-        seed=spec.seed,
-        secret=spec.secret or "",
-        keep_notes=spec.keep_notes,
-    )
     # The game seeds its agents as it starts, after they are built (once per run serially,
     # once per game in parallel): game i plays alike in every mode and alone.
     try:
         with _agent_code(f"the agent {type(agents[0]).__name__}", agents):
-            result = game.run()
+            result = run_game(
+                layout,
+                agents[0],
+                agents[1:],
+                observers=observers,
+                catch_exceptions=spec.catch_exceptions,
+                move_timeout=spec.timeout,
+                game_timeout=spec.timeout,
+                max_moves=spec.max_moves,
+                seed=spec.seed,
+                secret=spec.secret or "",
+                keep_notes=spec.keep_notes,
+            )
     except (KeyboardInterrupt, QuitRequested) as stop:
         finished = getattr(stop, "finished_game", None)
         if finished is not None and stats is not None and hasattr(stats, "summary"):
@@ -529,16 +529,21 @@ def _first_unplayed(record: dict[str, Any], result: GameResult, count: int) -> s
 def replay(record: dict[str, Any], observers: Sequence[object] = ()) -> GameResult:
     """Play a record back move for move; the result's score must equal the recorded one."""
     layout = parse_layout("\n".join(record["layout_rows"]), name=record["layout"])
-    state = GameState.initial(layout, record["num_ghosts"])
-    count = state.get_num_agents()
+    count = 1 + min(max(0, record["num_ghosts"]), layout.num_ghosts)
     moves = iter([(agent, action) for agent, action in record["actions"]])
     notes = _RecordedNotes(record["notes"]) if isinstance(record.get("notes"), list) else None
     agents = [_Replayer(index, moves, notes) for index in range(count)]
     if notes is not None:
         notes.board = agents[0]  # what the game reads marks and last_result from
     # Seeded as the game was, so observers that draw see what they saw.
-    game = Game(state, agents, observers=observers, catch_exceptions=True, seed=record.get("seed"))
-    result = game.run()
+    result = run_game(
+        layout,
+        agents[0],
+        agents[1:],
+        observers=observers,
+        catch_exceptions=True,
+        seed=record.get("seed"),
+    )
     if result.moves != len(record["actions"]):
         raise PacmanError(f"does not replay: {_first_unplayed(record, result, count)}")
     # A record cut short (crash, move limit) ends on the exhausted replayer, not on a crash of its own.

@@ -550,20 +550,17 @@ class PacmanGameTreeTest(TestCase):
         ``ask(k, state, action, explored)`` is called with the student's answer at each turn
         and returns the move to play. Returns (result, failure, timed_out, output).
         """
-        from pacman.game import Game
+        from pacman.game import run_game
         from pacman.ghosts import DirectionalGhost
-        from pacman.state import GameState
 
         rng = CountingRandom(self.seed)
         worker = ctx.pool.get()
         worker.mark_output()
-        state = GameState.initial(self.layout, self.num_ghosts)
         link = GradingLink(ctx, worker, self.alg)
         ghosts = [DirectionalGhost(i + 1, rng=rng) for i in range(self.num_ghosts)]
         # Named after the student's class, so the game's own messages name it.
         pacman = type(self.alg, (RecordedGameAgent,), {})(self, link, rng, ask)
-        game = Game(state, [pacman, *ghosts], catch_exceptions=True)
-        result = game.run()
+        result = run_game(self.layout, pacman, ghosts, catch_exceptions=True)
         if link.failure is not None:
             failure = link.failure
             return result, str(failure), failure.timeout, worker.output()
@@ -816,22 +813,20 @@ class EvalAgentTest(TestCase):
         """Game ``game`` of the test, seeded ``randomSeed + game``: the student's agent plays
         from ``worker`` with its own stream, the ghosts here with streams derived from the
         run's secret (:mod:`pacman.seeding`), which the worker is never told."""
-        from pacman.game import Game
+        from pacman.game import run_game
         from pacman.ghosts import GHOST_TYPES
-        from pacman.state import GameState
 
         link = GradingLink(ctx, worker, self.agent, self.max_time, fresh=start_new)
         ghosts = [GHOST_TYPES[name](*args, **kwargs) for name, args, kwargs in self.ghosts]
-        state = GameState.initial(self.layout, len(self.ghosts))
         pacman = type(self.agent, (GradedAgent,), {})(0, self.agent, self.kwargs, link)
-        game = Game(
-            state,
-            [pacman, *ghosts],
+        result = run_game(
+            self.layout,
+            pacman,
+            ghosts,
             catch_exceptions=True,
             seed=self.seed + game,
             secret=ctx.game_secret,
         )
-        result = game.run()
         failure = link.failure
         if failure is not None:
             result.crash = str(failure)
