@@ -24,7 +24,7 @@ from grading_submissions import BERKELEY, HONEST, MINI, make_mini, submission_te
 
 from pacman.grading import main
 from pacman.grading.gradescope import find_files, hidden_names
-from pacman.grading.runner import load_suite
+from pacman.grading.suite import load_suite
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -16,6 +16,6 @@ def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
 
     ``prog`` is how the user called it, for help and usage lines (``pacman autograde``).
     """
-    from pacman.grading.cli import main as _main
+    from pacman.grading.autograder import main as _main
 
     return _main(argv, prog)

@@ -236,7 +236,7 @@ def build_bundle(args: argparse.Namespace, test_root: str, student_code: list[st
     if not target.endswith(".zip"):
         raise UsageError(f"--gradescope-bundle {target}: name the zip to write (a .zip file)")
     prepare_output_file("--gradescope-bundle", target)
-    from pacman.grading.cli import suite_to_send
+    from pacman.grading.autograder import suite_to_send
 
     questions, suite = suite_to_send(
         args, test_root
@@ -444,7 +444,7 @@ def submission_secret(config: dict[str, Any], submission: str, names: list[str])
 
 def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
     """Grade ``root``/submission with the bundle in ``root``/source; Gradescope's JSON."""
-    from pacman.grading.cli import build_parser, grade_one
+    from pacman.grading.autograder import build_parser, grade_one
 
     source = os.path.join(root, "source")
     config = read_config(source)
@@ -487,7 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["--check"]:
         # setup.sh's last step: the bundle's configuration reads and the grader imports.
         read_config(args[1] if len(args) > 1 else "/autograder/source")
-        import pacman.grading.cli  # noqa: F401
+        import pacman.grading.autograder  # noqa: F401
 
         print("pacman-multiagent grader installed")
         return 0

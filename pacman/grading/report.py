@@ -7,7 +7,8 @@ import os
 import time
 from typing import Any
 
-from pacman.grading.runner import Question, QuestionResult, RunResult
+from pacman.grading.session import RunResult
+from pacman.grading.suite import Question, QuestionResult
 from pacman.sandbox import untrusted
 
 PREFIX = "***     "

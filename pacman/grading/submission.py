@@ -130,7 +130,8 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
 
 def _grade_staged(task: SubmissionTask) -> dict[str, Any]:
     from pacman.grading.report import format_test, import_report
-    from pacman.grading.runner import grade, load_suite
+    from pacman.grading.session import grade
+    from pacman.grading.suite import load_suite
     from pacman.sandbox.ids import allocate_uid
 
     options = task.options

@@ -26,16 +26,9 @@ from pacman.grading.report import (
     test_listing,
     write_json,
 )
-from pacman.grading.runner import (
-    Question,
-    QuestionResult,
-    RunResult,
-    generate_solutions,
-    grade,
-    load_single_test,
-    load_suite,
-)
+from pacman.grading.session import RunResult, generate_solutions, grade
 from pacman.grading.submission import GradingOptions, read_suite
+from pacman.grading.suite import Question, QuestionResult, load_single_test, load_suite
 from pacman.outputs import prepare_output_file
 from pacman.sandbox.config import ISOLATION_MODES, Limits, SandboxConfig
 from pacman.sandbox.ids import allocate_uid
