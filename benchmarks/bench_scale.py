@@ -22,7 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pacman.grading.batch import run_batch
-from pacman.grading.submission import GradingOptions, read_suite
+from pacman.grading.options import GradingOptions
+from pacman.grading.submission import read_suite
 from pacman.grading.suite import load_suite
 from pacman.runner import GameSpec, batch, stream_games
 

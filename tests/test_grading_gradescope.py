@@ -262,9 +262,9 @@ def test_refusal_rules_hold_inside_the_bundle(tmp_path, capsys):
     shutil.copytree(make_mini(tmp_path, {"q2": ["0-small-tree"]}), source / "test_cases")
     config = {
         "format": "pacman-gradescope-bundle",
-        "version": 1,
+        "version": 2,
         "student_code": ["multiAgents.py"],
-        "flags": ["--isolation", "process", "--landlock-abi", "0"],
+        "options": {"isolation": "process", "landlock_abi_cap": 0},
         "hidden": [],
         "leaderboard": False,
         "game_secret": "the course's",

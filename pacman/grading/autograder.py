@@ -1,5 +1,9 @@
 """``python autograder.py`` / ``pacman autograde``: CS188's flags, CS188's report lines.
 
+The command line turns argv into a :class:`~pacman.grading.options.GradingJob` and its
+:class:`~pacman.grading.options.GradingOptions`, checked (a bad flag or a bad combination
+fails here, before anything runs), and hands them to :mod:`pacman.grading.job`.
+
 Exit status: 0 when grading ran, whatever the grade; 2 for a mistake in the
 command line or in a test file (one line naming the input and the place).
 """
@@ -10,31 +14,13 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
-import time
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any
 
 from pacman.commandline import CommandParser
 from pacman.errors import PacmanError, UsageError, machine_problem
-from pacman.grading.report import (
-    format_test,
-    import_report,
-    question_block,
-    results_json,
-    summary_block,
-    test_listing,
-    write_json,
-)
-from pacman.grading.session import RunResult, generate_solutions, grade
-from pacman.grading.submission import GradingOptions, read_suite
-from pacman.grading.suite import Question, QuestionResult, load_single_test, load_suite
-from pacman.outputs import prepare_output_file
-from pacman.sandbox.config import ISOLATION_MODES, Limits, SandboxConfig
-from pacman.sandbox.ids import allocate_uid
-from pacman.sandbox.isolation import resolve_isolation
-from pacman.sandbox.process import WorkerProcess
-from pacman.sandbox.staging import SubmissionError, read_submission, stage_files
+from pacman.grading.options import GradingJob, GradingOptions
+from pacman.sandbox.config import ISOLATION_MODES, Limits
 from pacman.seeding import new_secret, read_secret
 
 
@@ -43,7 +29,14 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         prog=prog,
         description="Grade Pac-Man multi-agent code against CS188-format test suites.",
     )
-    add = parser.add_argument
+    _what_to_grade(parser.add_argument)
+    _what_to_write(parser.add_argument)
+    _limits_and_walls(parser.add_argument)
+    _course(parser.add_argument)
+    return parser
+
+
+def _what_to_grade(add: Any) -> None:
     add("--test-directory", dest="test_root", default=None, help="the suite (default: test_cases)")
     add("--code-directory", dest="code_root", default=None, help="where the student files are")
     add(
@@ -67,6 +60,18 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         action="store_true",
         help="no graphics (always the case)",
     )
+    add(
+        "--game-secret",
+        dest="game_secret",
+        default=None,
+        metavar="TEXT",
+        help="what the ghosts of graded games draw with, with each test's seed; the same "
+        "secret gives the same games again (default: a new one each run; @FILE reads it "
+        "from FILE, out of sight of other users' ps)",
+    )
+
+
+def _what_to_write(add: Any) -> None:
     add(
         "--mute",
         dest="mute",
@@ -101,13 +106,9 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         help="write an HTML page per failed tree test into DIR: the expected tree, your "
         "search over it, the first divergence and the diagnosis",
     )
-    add("--submissions", dest="submissions", default=None, help="grade every subfolder of DIR")
-    add(
-        "--summary",
-        dest="summary",
-        default=None,
-        help="with --submissions: CSV/JSON prefix (default ./grades)",
-    )
+
+
+def _limits_and_walls(add: Any) -> None:
     add(
         "-j",
         "--jobs",
@@ -115,14 +116,6 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="parallel workers (default: CPU count)",
-    )
-    add(
-        "--scheduler",
-        dest="scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="with --submissions: grade on a Dask cluster (tcp://host:8786), or 'local' for a "
-        "LocalCluster of -j workers here; needs the [dask] extra",
     )
     add(
         "--move-timeout",
@@ -146,6 +139,20 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         help="CPU seconds for a whole submission (default: the sum of its tests' limits)",
     )
     add(
+        "--memory-limit",
+        dest="memory_mb",
+        type=int,
+        default=2048,
+        help="MB per student process (2048)",
+    )
+    add(
+        "--isolation",
+        dest="isolation",
+        choices=ISOLATION_MODES,
+        default=os.environ.get("PACMAN_GRADER_ISOLATION", "auto"),
+        help="sandbox strength (default: $PACMAN_GRADER_ISOLATION, else auto)",
+    )
+    add(
         "--unsafe-weak-sandbox",
         "--unsafe-readable-answers",
         dest="unsafe",
@@ -166,19 +173,34 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         "of the tests on this machine) become readable by their owner alone; a Gradescope "
         "bundle always does this",
     )
+    add("--no-audit-hook", dest="audit", action="store_false", help=argparse.SUPPRESS)
+    # Behave as on an older kernel: Landlock ABI N at most, none with --no-landlock (for the
+    # grader's own tests; decided here, before any student code runs).
+    add("--landlock-abi", dest="landlock_abi_cap", type=int, default=None, help=argparse.SUPPRESS)
     add(
-        "--memory-limit",
-        dest="memory_mb",
-        type=int,
-        default=2048,
-        help="MB per student process (2048)",
+        "--no-landlock",
+        dest="landlock_abi_cap",
+        action="store_const",
+        const=0,
+        help=argparse.SUPPRESS,
+    )
+
+
+def _course(add: Any) -> None:
+    add("--submissions", dest="submissions", default=None, help="grade every subfolder of DIR")
+    add(
+        "--summary",
+        dest="summary",
+        default=None,
+        help="with --submissions: CSV/JSON prefix (default ./grades)",
     )
     add(
-        "--isolation",
-        dest="isolation",
-        choices=ISOLATION_MODES,
-        default=os.environ.get("PACMAN_GRADER_ISOLATION", "auto"),
-        help="sandbox strength (default: $PACMAN_GRADER_ISOLATION, else auto)",
+        "--scheduler",
+        dest="scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="with --submissions: grade on a Dask cluster (tcp://host:8786), or 'local' for a "
+        "LocalCluster of -j workers here; needs the [dask] extra",
     )
     add(
         "--gradescope-bundle",
@@ -210,41 +232,100 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
         help="with --gradescope-bundle: fill Gradescope's leaderboard from the EvalAgentTest "
         "games; with --submissions: rank the submissions by those games (CSV, JSON, HTML)",
     )
-    add(
-        "--game-secret",
-        dest="game_secret",
-        default=None,
-        metavar="TEXT",
-        help="what the ghosts of graded games draw with, with each test's seed; the same "
-        "secret gives the same games again (default: a new one each run; @FILE reads it "
-        "from FILE, out of sight of other users' ps)",
+
+
+# ------------------------------------------------------------------------------ argv -> options
+
+
+def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob, GradingOptions]:
+    """The job and options argv asks for, every flag and combination checked."""
+    args = build_parser(prog).parse_args(list(argv))
+    _check_combinations(args)
+    names = _student_names(args)
+    if not names and (args.submissions or args.gradescope_bundle):
+        names = ["multiAgents.py"]
+    batch = args.submissions is not None
+    options = GradingOptions(
+        limits=_limits(args),
+        isolation=args.isolation,
+        audit=args.audit,
+        landlock_abi_cap=args.landlock_abi_cap,
+        unsafe=args.unsafe,
+        mute=args.mute,
+        question=args.question,
+        # A batch grades a submission's tests one at a time: its processes share the cores.
+        jobs=1 if batch else args.jobs,
+        game_secret=_game_secret(args, batch),
+        lock_answers=args.lock_answers is not None,
+        other_copies=tuple(
+            os.path.abspath(path.strip())
+            for path in (args.lock_answers or "").split(",")
+            if path.strip()
+        ),
     )
-    add("--no-audit-hook", dest="audit", action="store_false", help=argparse.SUPPRESS)
-    # Behave as on an older kernel: Landlock ABI N at most, none with --no-landlock (for the
-    # grader's own tests; decided here, before any student code runs).
-    add("--landlock-abi", dest="landlock_abi_cap", type=int, default=None, help=argparse.SUPPRESS)
-    add(
-        "--no-landlock",
-        dest="landlock_abi_cap",
-        action="store_const",
-        const=0,
-        help=argparse.SUPPRESS,
+    job = GradingJob(
+        test_root=_test_root(args),
+        single_test=args.run_test,
+        code_root=os.path.abspath(args.code_root) if args.code_root else None,
+        student_code=tuple(names),
+        print_tests=args.print_tests,
+        generate_solutions=args.generate_solutions,
+        results=args.results,
+        gradescope_output=args.gradescope,
+        html_report=args.html_report,
+        submissions=os.path.abspath(args.submissions) if batch else None,
+        summary=args.summary or "grades",
+        processes=args.jobs or os.cpu_count() or 1,
+        scheduler=args.scheduler,
+        leaderboard=args.leaderboard,
+        bundle=args.gradescope_bundle,
+        hidden=args.hidden,
+        hidden_visibility=args.hidden_visibility,
     )
-    return parser
+    return job, options
 
 
-# ------------------------------------------------------------------------------ student code
+def _check_combinations(args: argparse.Namespace) -> None:
+    """Flags that cannot go together, or not alone, fail before anything runs."""
+    if args.question and args.run_test:
+        raise UsageError("autograder: give -q or -t, not both")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"-j/--jobs {args.jobs}: must be at least 1")
+    if args.scheduler is not None and not args.submissions:
+        raise UsageError("--scheduler grades a batch: use it with --submissions DIR")
+    if args.scheduler is not None:
+        from pacman.execution import check_scheduler
+
+        check_scheduler(args.scheduler)
+    if args.html_report:
+        if args.submissions:
+            raise UsageError("--html-report draws one submission's trees: leave out --submissions")
+        from pacman.outputs import prepare_output_folder
+
+        prepare_output_folder("--html-report", args.html_report)
+    if args.gradescope_bundle and (args.submissions or args.run_test or args.generate_solutions):
+        raise UsageError(
+            "--gradescope-bundle packs the suite for Gradescope: leave out "
+            "--submissions, -t and --generate-solutions"
+        )
+    if not args.gradescope_bundle:
+        if args.hidden or args.hidden_visibility != "after_published":
+            raise UsageError("--hidden and --hidden-visibility go with --gradescope-bundle ZIP")
+        if args.leaderboard and not args.submissions:
+            raise UsageError("--leaderboard goes with --gradescope-bundle ZIP or --submissions DIR")
+    if args.submissions and args.scheduler not in (None, "local") and args.jobs is not None:
+        raise UsageError(
+            f"-j/--jobs {args.jobs}: a Dask cluster's workers are its own; "
+            "leave out -j with --scheduler ADDRESS (or use --scheduler local)"
+        )
 
 
-def student_names(args: argparse.Namespace) -> list[str]:
+def _student_names(args: argparse.Namespace) -> list[str]:
     if args.student_code:
         return [n.strip() for n in args.student_code.split(",") if n.strip()]
     if args.code_root:
         return ["multiAgents.py"]
     return []
-
-
-# ------------------------------------------------------------------------------ main
 
 
 def _test_root(args: argparse.Namespace) -> str:
@@ -281,297 +362,45 @@ def _limits(args: argparse.Namespace) -> Limits:
     )
 
 
-def game_secret(args: argparse.Namespace) -> str | None:
-    """``--game-secret`` read (None: not given)."""
-    if args.game_secret is None:
-        return None
-    return read_secret(args.game_secret)
+def _game_secret(args: argparse.Namespace, batch: bool) -> str | None:
+    """``--game-secret`` read; a batch without one draws one for all its submissions (they
+    play the same games); elsewhere None: each run draws its own."""
+    if args.game_secret is not None:
+        return read_secret(args.game_secret)
+    return new_secret() if batch else None
 
 
-def other_copies(args: argparse.Namespace) -> list[str]:
-    """The copies of the tests ``--lock-answers`` names, as absolute paths."""
-    text = args.lock_answers or ""
-    return [os.path.abspath(path.strip()) for path in text.split(",") if path.strip()]
-
-
-def grading_options(args: argparse.Namespace, jobs: int = 1) -> GradingOptions:
-    return GradingOptions(
-        limits=_limits(args),
-        isolation=args.isolation,
-        audit=args.audit,
-        landlock_abi_cap=args.landlock_abi_cap,
-        unsafe=args.unsafe,
-        mute=args.mute,
-        question=args.question,
-        jobs=jobs,
-        lock_answers=args.lock_answers is not None,
-        other_copies=tuple(other_copies(args)),
-        # One secret for the whole batch: every submission plays the same games.
-        game_secret=game_secret(args) or new_secret(),
-    )
-
-
-def make_config(
-    args: argparse.Namespace, stage: str, staged: list[str], extra_deny: list[str]
-) -> SandboxConfig:
-    deny = [os.path.abspath(_test_root(args)), *extra_deny, *other_copies(args)]
-    if args.run_test:
-        deny.append(os.path.dirname(os.path.dirname(os.path.abspath(args.run_test))))
-    if args.code_root:
-        deny.append(os.path.abspath(args.code_root))
-    return SandboxConfig(
-        student_files=staged,
-        code_dir=stage if staged else None,
-        deny=[d for d in deny if os.path.isdir(d)],
-        limits=_limits(args),
-        isolation=args.isolation,
-        audit=args.audit,
-        landlock_abi_cap=args.landlock_abi_cap,
-        allow_weak=True,  # run() decides, from the first worker's proof
-        lock_answers=args.lock_answers is not None,
-    )
-
-
-def check_games(questions: list[Question]) -> None:
-    """A leaderboard ranks EvalAgentTest games: refuse one over a suite without them."""
-    if not any(test.kind == "EvalAgentTest" for q in questions for test, _ in q.tests):
-        raise UsageError(
-            "--leaderboard ranks by the suite's EvalAgentTest games, and the questions "
-            "graded have none (choose them with -q, or leave out --leaderboard)"
-        )
-
-
-def _results_leave(args: argparse.Namespace) -> str | None:
-    """The flag through which grades leave this run for others to trust, if any."""
+def as_flags(options: GradingOptions) -> list[str]:
+    """The autograder flags that give ``options`` (a bundle's summary line says them)."""
+    limits = options.limits
+    flags = ["--move-timeout", f"{limits.move_seconds:g}", "--memory-limit", str(limits.memory_mb)]
+    flags += ["--isolation", options.isolation]
+    for flag, value in (
+        ("--test-timeout", limits.test_seconds),
+        ("--submission-timeout", limits.submission_seconds),
+        ("-q", options.question),
+        ("-j", options.jobs),
+        ("--landlock-abi", options.landlock_abi_cap),
+    ):
+        if value is not None:
+            flags += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
     for flag, given in (
-        ("Gradescope", getattr(args, "in_bundle", False)),
-        ("--submissions", args.submissions),
-        ("--results", args.results),
-        ("--gradescope-output", args.gradescope),
+        ("--mute", options.mute),
+        ("--unsafe-weak-sandbox", options.unsafe),
+        ("--no-audit-hook", not options.audit),
     ):
         if given:
-            return flag
-    return None
-
-
-def check_protections(
-    args: argparse.Namespace, config: SandboxConfig, out: TextIO
-) -> tuple[WorkerProcess, str | None]:
-    """Start the first student worker and judge what it proved, before any student code runs.
-
-    Where a protection is missing, refuse (exit 2, one line) when grades would leave the
-    run, unless the instructor passed --unsafe-weak-sandbox; else warn in the report's
-    first line. Returns the worker, to be put to use, and the warning (None: no warning).
-    """
-    from pacman.sandbox.policy import describe_shortfalls, shortfalls
-    from pacman.sandbox.process import describe_setting, probe_protections
-
-    protections, worker = probe_protections(config)
-    missing = shortfalls(protections)
-    if not missing:
-        return worker, None
-    why = f"{describe_shortfalls(missing)} ({describe_setting(protections)})"
-    leaving = _results_leave(args)
-    if leaving and not args.unsafe:
-        worker.close()
-        lock = (
-            ""
-            if "answers_hidden" not in missing or args.lock_answers is not None
-            else ", name every copy of the tests with --lock-answers"
-        )
-        raise UsageError(
-            f"autograder: refusing to grade with {leaving}: {why}; run where namespaces or "
-            f"Landlock and a separate uid work (docs/grading.md){lock}, or pass "
-            "--unsafe-weak-sandbox"
-        )
-    warning = f"WARNING: {why}: the grades of a hostile submission cannot be trusted."
-    print(warning, file=out, flush=True)
-    return worker, warning
-
-
-def _batch_probe(args: argparse.Namespace, out: TextIO) -> None:
-    """Check, before grading anyone, that a submission's worker here can prove its walls."""
-    with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
-        uid = allocate_uid()
-        suite = os.path.join(private, "test_cases")
-        os.mkdir(suite, 0o700)
-        # A stand-in for the unpacked suite, so the canary check has an answer to look for.
-        with open(os.path.join(suite, "CONFIG"), "w") as handle:
-            handle.write('order: "q1"\n')
-        stage, staged = stage_files(private, {"multiAgents.py": b""}, uid)
-        config = make_config(args, stage, staged, [suite])
-        config.uid = uid
-        worker, _ = check_protections(args, config, out)
-        worker.close()
-
-
-def suite_to_send(
-    args: argparse.Namespace, test_root: str
-) -> tuple[list[Question], dict[str, bytes]]:
-    """The suite's questions, checked (a broken suite fails here, before anything is graded
-    or packed), and its files as bytes for graders elsewhere (a batch's workers, a bundle)."""
-    questions = load_suite(test_root, args.question)
-    if args.leaderboard:
-        check_games(questions)
-    try:
-        suite = read_suite(test_root)
-    except SubmissionError as error:
-        raise UsageError(f"--test-directory {error}") from None
-    return questions, suite
-
-
-def run(args: argparse.Namespace, out: TextIO) -> int:
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"-j/--jobs {args.jobs}: must be at least 1")
-    if args.scheduler is not None and not args.submissions:
-        raise UsageError("--scheduler grades a batch: use it with --submissions DIR")
-    if args.scheduler is not None:
-        from pacman.execution import check_scheduler
-
-        check_scheduler(args.scheduler)
-    _limits(args)  # a bad limit fails before anything runs
-    if args.html_report:
-        if args.submissions:
-            raise UsageError("--html-report draws one submission's trees: leave out --submissions")
-        from pacman.outputs import prepare_output_folder
-
-        prepare_output_folder("--html-report", args.html_report)
-    if args.gradescope_bundle:
-        from pacman.grading.gradescope import build_bundle
-
-        if args.submissions or args.run_test or args.generate_solutions:
-            raise UsageError(
-                "--gradescope-bundle packs the suite for Gradescope: leave out "
-                "--submissions, -t and --generate-solutions"
-            )
-        print(
-            build_bundle(args, _test_root(args), student_names(args) or ["multiAgents.py"]),
-            file=out,
-        )
-        return 0
-    if (args.hidden or args.hidden_visibility != "after_published") and not args.gradescope_bundle:
-        raise UsageError("--hidden and --hidden-visibility go with --gradescope-bundle ZIP")
-    if args.leaderboard and not args.submissions:
-        raise UsageError("--leaderboard goes with --gradescope-bundle ZIP or --submissions DIR")
-    if args.submissions:
-        from pacman.grading.batch import run_batch
-
-        if args.scheduler not in (None, "local") and args.jobs is not None:
-            raise UsageError(
-                f"-j/--jobs {args.jobs}: a Dask cluster's workers are its own; "
-                "leave out -j with --scheduler ADDRESS (or use --scheduler local)"
-            )
-        questions, suite = suite_to_send(args, _test_root(args))
-        _batch_probe(args, out)
-        return run_batch(
-            os.path.abspath(args.submissions),
-            student_names(args) or ["multiAgents.py"],
-            suite,
-            [(q.name, q.max_points) for q in questions],
-            grading_options(args),
-            args.summary or "grades",
-            args.jobs or os.cpu_count() or 1,
-            out,
-            scheduler=args.scheduler,
-            leaderboard=args.leaderboard,
-        )
-    if args.results:
-        prepare_output_file("--results", args.results)
-    graded = grade_one(args, out)
-    if graded is None:
-        return 0
-    result, warning = graded
-    if args.html_report:
-        from pacman.grading.tree_report import write_reports
-
-        for line in write_reports(args.html_report, result):
-            print(line, file=out, flush=True)
-    data = results_json(result, args.mute)
-    if warning is not None:
-        data["warning"] = warning
-        data["output"] = f"{warning}\n{data['output']}"
-    if args.gradescope:
-        write_json("gradescope_response.json", data)
-    if args.results:
-        write_json(args.results, data)
-    return 0
-
-
-def grade_one(
-    args: argparse.Namespace, out: TextIO, hide: Sequence[str] = ()
-) -> tuple[RunResult, str | None] | None:
-    """Grade the one submission (or the project's agents) ``args`` name, printing the report.
-
-    Returns the run and the weak-sandbox warning (None: every wall proved), or None after
-    ``--generate-solutions``. Refuses (UsageError) where grades leave the run and a wall
-    cannot be proved.
-    """
-    if args.run_test:
-        questions = [load_single_test(args.run_test)]
-    else:
-        questions = load_suite(_test_root(args), args.question)
-    names = student_names(args)
-    with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
-        stage, staged, uid = private, [], allocate_uid()
-        if names:
-            try:
-                files = read_submission(os.path.abspath(args.code_root or "."), names)
-            except SubmissionError as error:
-                raise UsageError(f"--student-code: {error}") from None
-            stage, staged = stage_files(private, files, uid)
-        config = make_config(args, stage, staged, [os.path.abspath(path) for path in hide])
-        config.uid = uid
-        resolve_isolation(config.isolation)  # an unusable --isolation fails before any output
-        if args.generate_solutions:
-            count = generate_solutions(
-                questions, config, lambda line: print(line, file=out, flush=True)
-            )
-            print(f"Wrote {count} solution files.", file=out)
-            return None
-        first_worker, warning = None, None
-        if staged:
-            first_worker, warning = check_protections(args, config, out)
-            # Every later worker must prove as much as the first, or the run stops.
-            config.allow_weak = warning is not None
-        print(f"Starting on {time.strftime('%m-%d at %H:%M:%S')}", file=out)
-        print("", file=out, flush=True)
-
-        def show(question: Question, outcome: QuestionResult) -> None:
-            if args.run_test:
-                for (test, _), result in zip(question.tests, outcome.tests, strict=True):
-                    lines = test_listing(test) if args.print_tests else []
-                    lines += format_test(result, args.mute)
-                    print("\n".join(lines), file=out, flush=True)
-                return
-            block = question_block(question, outcome, args.mute, args.print_tests)
-            print(block, file=out, flush=True)
-
-        def started(load_error: str | None, printed: str) -> None:
-            lines = import_report(load_error, printed, args.mute)
-            if lines:
-                print("\n".join(lines) + "\n", file=out, flush=True)
-
-        result = grade(
-            questions,
-            config,
-            jobs=args.jobs or os.cpu_count() or 1,
-            on_question=show,
-            on_start=started,
-            first_worker=first_worker,
-            game_secret=game_secret(args),
-        )
-    if not args.run_test:
-        print(summary_block(result), file=out, flush=True)
-    return result, warning
+            flags.append(flag)
+    return flags
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
     """Entry point for ``autograder.py`` and ``pacman autograde``; returns the exit status."""
+    from pacman.grading.job import run
+
     try:
-        args = build_parser(prog).parse_args(list(sys.argv[1:] if argv is None else argv))
-        if args.question and args.run_test:
-            raise UsageError("autograder: give -q or -t, not both")
-        return run(args, sys.stdout)
+        job, options = parse(sys.argv[1:] if argv is None else argv, prog)
+        return run(job, options, sys.stdout)
     except PacmanError as error:
         print(
             f"autograder: {error}" if not str(error).startswith("autograder:") else str(error),

@@ -26,7 +26,8 @@ from pacman.execution import (
     progress_bar,
     signals_deferred,
 )
-from pacman.grading.submission import GradingOptions, SubmissionTask, grade_submission
+from pacman.grading.options import GradingOptions
+from pacman.grading.submission import SubmissionTask, grade_submission
 from pacman.outputs import StreamedJsonList, StreamedLines, prepare_output_file
 from pacman.sandbox import untrusted
 from pacman.sandbox.cleanup import temporary_root

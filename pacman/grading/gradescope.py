@@ -12,7 +12,6 @@ in Gradescope's format, whatever happens.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
@@ -23,14 +22,16 @@ import time
 import traceback
 import zipfile
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, TextIO
 
 from pacman.errors import PacmanError, UsageError
+from pacman.grading.options import GradingJob, GradingOptions
 from pacman.sandbox import untrusted
-from pacman.seeding import mixed_secret, new_secret, read_secret
+from pacman.seeding import mixed_secret, new_secret
 
 BUNDLE_FORMAT = "pacman-gradescope-bundle"
-BUNDLE_VERSION = 1
+BUNDLE_VERSION = 2  # 2: the grading options as JSON, no longer as autograder flags
 CONFIG_NAME = "pacman-bundle.json"
 #: Gradescope's visibilities a hidden test may get (``visible`` is the default of the rest).
 HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
@@ -79,35 +80,6 @@ exec "$PYTHON" -I -m pacman.grading.gradescope /autograder
 
 
 # ------------------------------------------------------------------------------ building
-
-
-def grading_flags(args: argparse.Namespace) -> list[str]:
-    """The autograder flags a bundle grades with: its limits and options, as given."""
-    flags = [
-        "--move-timeout",
-        f"{args.move_timeout:g}",
-        "--memory-limit",
-        str(args.memory_mb),
-        "--isolation",
-        args.isolation,
-    ]
-    for flag, value in (
-        ("--test-timeout", args.test_timeout),
-        ("--submission-timeout", args.submission_timeout),
-        ("-q", args.question),
-        ("-j", args.jobs),
-        ("--landlock-abi", args.landlock_abi_cap),
-    ):
-        if value is not None:
-            flags += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
-    for flag, given in (
-        ("--mute", args.mute),
-        ("--unsafe-weak-sandbox", args.unsafe),
-        ("--no-audit-hook", not args.audit),
-    ):
-        if given:
-            flags.append(flag)
-    return flags
 
 
 def hidden_names(text: str | None, questions: Sequence[Any]) -> list[str]:
@@ -228,33 +200,31 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
     archive.writestr(info, data)
 
 
-def build_bundle(args: argparse.Namespace, test_root: str, student_code: list[str]) -> str:
-    """Write the zip ``args.gradescope_bundle``; returns a one-line summary of what it holds."""
+def build_bundle(job: GradingJob, options: GradingOptions) -> str:
+    """Write the zip ``job.bundle``; returns a one-line summary of what it holds."""
+    from pacman.grading.autograder import as_flags
+    from pacman.grading.job import suite_to_send
     from pacman.outputs import prepare_output_file
 
-    target = args.gradescope_bundle
+    target = job.bundle or ""
     if not target.endswith(".zip"):
         raise UsageError(f"--gradescope-bundle {target}: name the zip to write (a .zip file)")
     prepare_output_file("--gradescope-bundle", target)
-    from pacman.grading.autograder import suite_to_send
-
-    questions, suite = suite_to_send(
-        args, test_root
-    )  # a broken suite fails here, not on Gradescope
-    hidden = hidden_names(args.hidden, questions)
+    questions, suite = suite_to_send(job, options)  # a broken suite fails here, not on Gradescope
+    hidden = hidden_names(job.hidden, questions)
     with tempfile.TemporaryDirectory(prefix="pacman-bundle-") as scratch:
         wheel = build_wheel(scratch)
         config = {
             "format": BUNDLE_FORMAT,
             "version": BUNDLE_VERSION,
-            "student_code": student_code,
-            "flags": grading_flags(args),
+            "student_code": list(job.student_code),
+            "options": replace(options, game_secret=None).to_json(),
             "hidden": hidden,
-            "hidden_visibility": args.hidden_visibility,
-            "leaderboard": bool(args.leaderboard),
+            "hidden_visibility": job.hidden_visibility,
+            "leaderboard": job.leaderboard,
             "wheel": os.path.basename(wheel),
             # The ghosts' secret: kept with the hidden files, so a regrade plays the same games.
-            "game_secret": read_secret(args.game_secret) if args.game_secret else new_secret(),
+            "game_secret": options.game_secret or new_secret(),
         }
         partial = target + ".part"
         with zipfile.ZipFile(partial, "w") as archive:
@@ -270,7 +240,8 @@ def build_bundle(args: argparse.Namespace, test_root: str, student_code: list[st
     return (
         f"Wrote {target}: {len(questions)} question{'' if len(questions) == 1 else 's'} "
         f"({points} points), "
-        f"{', '.join(student_code)}, {config['wheel']}; grading with " + shlex.join(config["flags"])
+        f"{', '.join(job.student_code)}, {config['wheel']}; grading with "
+        + shlex.join(as_flags(options))
     )
 
 
@@ -423,6 +394,11 @@ def read_config(source: str) -> dict[str, Any]:
         raise UsageError(f"{path}: not a readable bundle configuration ({error})") from None
     if not isinstance(config, dict) or config.get("format") != BUNDLE_FORMAT:
         raise UsageError(f"{path}: not a {BUNDLE_FORMAT} configuration")
+    if config.get("version") != BUNDLE_VERSION or not isinstance(config.get("options"), dict):
+        raise UsageError(
+            f"{path}: a bundle of version {config.get('version')}; this grader reads version "
+            f"{BUNDLE_VERSION}: make the bundle again"
+        )
     return config
 
 
@@ -444,7 +420,7 @@ def submission_secret(config: dict[str, Any], submission: str, names: list[str])
 
 def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
     """Grade ``root``/submission with the bundle in ``root``/source; Gradescope's JSON."""
-    from pacman.grading.autograder import build_parser, grade_one
+    from pacman.grading.job import grade_one
 
     source = os.path.join(root, "source")
     config = read_config(source)
@@ -452,26 +428,25 @@ def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
     if not os.path.isdir(submission):
         raise UsageError(f"{submission}: no submission folder")
     names = find_files(submission, list(config["student_code"]))
-    argv = [
-        *config["flags"],
-        "--test-directory",
-        os.path.join(source, "test_cases"),
-        "--code-directory",
-        submission,
-        "--student-code",
-        ",".join(names),
+    options = replace(
+        GradingOptions.from_json(config["options"]),
+        game_secret=submission_secret(config, submission, names),
         # The bundle put every copy of the tests here (its own folder, the installed wheel):
         # file permissions hide them where Landlock is missing.
-        "--lock-answers",
-    ]
-    args = build_parser("run_autograder").parse_args(argv)
-    args.in_bundle = True  # grades leave the run: the refusal rules of --results hold
-    args.game_secret = submission_secret(config, submission, names)
-    # The bundle's own folder (suite, configuration, secret, wheel) is answers, all of it.
-    graded = grade_one(args, out, hide=[source])
+        lock_answers=True,
+    )
+    job = GradingJob(
+        test_root=os.path.join(source, "test_cases"),
+        code_root=submission,
+        student_code=tuple(names),
+        in_bundle=True,  # grades leave the run: the refusal rules of --results hold
+        # The bundle's own folder (suite, configuration, secret, wheel) is answers, all of it.
+        hide=(source,),
+    )
+    graded = grade_one(job, options, out)
     assert graded is not None  # never --generate-solutions here
     run, warning = graded
-    return gradescope_results(run, warning, config, args.mute)
+    return gradescope_results(run, warning, config, options.mute)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,33 +18,12 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from pacman.grading.options import GradingOptions
 from pacman.sandbox import untrusted
-from pacman.sandbox.config import Limits, SandboxConfig
 from pacman.sandbox.staging import SubmissionError, stage_files, write_tree
 
 #: The suite's files are read up to this size in all.
 MAX_SUITE_BYTES = 64 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class GradingOptions:
-    """How to grade: limits, isolation, which question, how to report."""
-
-    limits: Limits = field(default_factory=Limits)
-    isolation: str = "auto"
-    audit: bool = True
-    landlock_abi_cap: int | None = None  # at most this Landlock ABI (tests of older kernels)
-    unsafe: bool = False  # --unsafe-weak-sandbox: grade where the sandbox's proof fails
-    mute: bool = False
-    question: str | None = None
-    jobs: int = 1
-    #: The ghosts' secret for graded games (:mod:`pacman.seeding`); a batch gives all its
-    #: submissions one, so they play the same games. None: a fresh one per submission.
-    game_secret: str | None = None
-    #: Hide the answers by file permissions (``--lock-answers``): the suite, the project's
-    #: copies and ``other_copies`` are every copy there is.
-    lock_answers: bool = False
-    other_copies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -142,21 +121,12 @@ def _grade_staged(task: SubmissionTask) -> dict[str, Any]:
         questions = load_suite(suite_dir, options.question, display_root=private)
         uid = allocate_uid()
         stage, staged = stage_files(private, task.files, uid)
-        config = SandboxConfig(
-            student_files=staged,
-            code_dir=stage,
-            deny=[suite_dir, *options.other_copies],
-            limits=options.limits,
-            isolation=options.isolation,
-            audit=options.audit,
-            landlock_abi_cap=options.landlock_abi_cap,
-            uid=uid,
-            allow_weak=options.unsafe,
-            lock_answers=options.lock_answers,
+        config = options.sandbox(
+            staged=staged, stage=stage, hidden=[suite_dir], uid=uid, allow_weak=options.unsafe
         )
         # Each worker proves its walls before the student's code is imported; where it
         # cannot (a Dask worker may offer less than the grader's machine), SandboxError.
-        run = grade(questions, config, jobs=options.jobs, game_secret=options.game_secret)
+        run = grade(questions, config, jobs=options.jobs or 1, game_secret=options.game_secret)
     return {
         "submission": task.name,
         "error": run.load_error,

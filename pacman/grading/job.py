@@ -1,0 +1,237 @@
+"""Carry out a :class:`~pacman.grading.options.GradingJob`: pack a Gradescope bundle, grade a
+batch, or grade one submission (or the project's agents) and write its results.
+
+Whoever asked (``autograder.py``, ``pacman autograde``, a bundle's ``run_autograder``), the
+job and its options arrive built and checked; nothing here reads a command line.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from typing import TextIO
+
+from pacman.errors import UsageError
+from pacman.grading.options import GradingJob, GradingOptions
+from pacman.grading.report import (
+    format_test,
+    import_report,
+    question_block,
+    results_json,
+    summary_block,
+    test_listing,
+    write_json,
+)
+from pacman.grading.session import RunResult, generate_solutions, grade
+from pacman.grading.submission import read_suite
+from pacman.grading.suite import Question, QuestionResult, load_single_test, load_suite
+from pacman.outputs import prepare_output_file
+from pacman.sandbox.config import SandboxConfig
+from pacman.sandbox.ids import allocate_uid
+from pacman.sandbox.isolation import resolve_isolation
+from pacman.sandbox.process import WorkerProcess
+from pacman.sandbox.staging import SubmissionError, read_submission, stage_files
+
+
+def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
+    """Do what ``job`` asks; the exit status (0 once grading ran, whatever the grade)."""
+    if job.bundle:
+        from pacman.grading.gradescope import build_bundle
+
+        print(build_bundle(job, options), file=out)
+        return 0
+    if job.submissions:
+        from pacman.grading.batch import run_batch
+
+        questions, suite = suite_to_send(job, options)
+        _batch_probe(job, options, out)
+        return run_batch(
+            job.submissions,
+            list(job.student_code),
+            suite,
+            [(q.name, q.max_points) for q in questions],
+            options,
+            job.summary,
+            job.processes,
+            out,
+            scheduler=job.scheduler,
+            leaderboard=job.leaderboard,
+        )
+    if job.results:
+        prepare_output_file("--results", job.results)
+    graded = grade_one(job, options, out)
+    if graded is None:
+        return 0
+    result, warning = graded
+    if job.html_report:
+        from pacman.grading.tree_report import write_reports
+
+        for line in write_reports(job.html_report, result):
+            print(line, file=out, flush=True)
+    data = results_json(result, options.mute)
+    if warning is not None:
+        data["warning"] = warning
+        data["output"] = f"{warning}\n{data['output']}"
+    if job.gradescope_output:
+        write_json("gradescope_response.json", data)
+    if job.results:
+        write_json(job.results, data)
+    return 0
+
+
+def suite_to_send(
+    job: GradingJob, options: GradingOptions
+) -> tuple[list[Question], dict[str, bytes]]:
+    """The suite's questions, checked (a broken suite fails here, before anything is graded
+    or packed), and its files as bytes for graders elsewhere (a batch's workers, a bundle)."""
+    questions = load_suite(job.test_root, options.question)
+    if job.leaderboard and not any(
+        test.kind == "EvalAgentTest" for q in questions for test, _ in q.tests
+    ):
+        raise UsageError(
+            "--leaderboard ranks by the suite's EvalAgentTest games, and the questions "
+            "graded have none (choose them with -q, or leave out --leaderboard)"
+        )
+    try:
+        suite = read_suite(job.test_root)
+    except SubmissionError as error:
+        raise UsageError(f"--test-directory {error}") from None
+    return questions, suite
+
+
+def check_protections(
+    job: GradingJob, options: GradingOptions, config: SandboxConfig, out: TextIO
+) -> tuple[WorkerProcess, str | None]:
+    """Start the first student worker and judge what it proved, before any student code runs.
+
+    Where a protection is missing, refuse (exit 2, one line) when grades would leave the
+    run, unless the instructor passed --unsafe-weak-sandbox; else warn in the report's
+    first line. Returns the worker, to be put to use, and the warning (None: no warning).
+    """
+    from pacman.sandbox.policy import describe_shortfalls, shortfalls
+    from pacman.sandbox.process import describe_setting, probe_protections
+
+    protections, worker = probe_protections(config)
+    missing = shortfalls(protections)
+    if not missing:
+        return worker, None
+    why = f"{describe_shortfalls(missing)} ({describe_setting(protections)})"
+    leaving = job.results_leave()
+    if leaving and not options.unsafe:
+        worker.close()
+        lock = (
+            ""
+            if "answers_hidden" not in missing or options.lock_answers
+            else ", name every copy of the tests with --lock-answers"
+        )
+        raise UsageError(
+            f"autograder: refusing to grade with {leaving}: {why}; run where namespaces or "
+            f"Landlock and a separate uid work (docs/grading.md){lock}, or pass "
+            "--unsafe-weak-sandbox"
+        )
+    warning = f"WARNING: {why}: the grades of a hostile submission cannot be trusted."
+    print(warning, file=out, flush=True)
+    return worker, warning
+
+
+def _batch_probe(job: GradingJob, options: GradingOptions, out: TextIO) -> None:
+    """Check, before grading anyone, that a submission's worker here can prove its walls."""
+    with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
+        uid = allocate_uid()
+        suite = os.path.join(private, "test_cases")
+        os.mkdir(suite, 0o700)
+        # A stand-in for the unpacked suite, so the canary check has an answer to look for.
+        with open(os.path.join(suite, "CONFIG"), "w") as handle:
+            handle.write('order: "q1"\n')
+        stage, staged = stage_files(private, {"multiAgents.py": b""}, uid)
+        hidden = [*job.hidden_folders(), suite]
+        config = options.sandbox(
+            staged=staged, stage=stage, hidden=hidden, uid=uid, allow_weak=True
+        )
+        worker, _ = check_protections(job, options, config, out)
+        worker.close()
+
+
+def grade_one(
+    job: GradingJob, options: GradingOptions, out: TextIO
+) -> tuple[RunResult, str | None] | None:
+    """Grade the one submission (or the project's agents) ``job`` names, printing the report.
+
+    Returns the run and the weak-sandbox warning (None: every wall proved), or None after
+    ``--generate-solutions``. Refuses (UsageError) where grades leave the run and a wall
+    cannot be proved.
+    """
+    if job.single_test:
+        questions = [load_single_test(job.single_test)]
+    else:
+        questions = load_suite(job.test_root, options.question)
+    with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
+        stage, staged, uid = private, [], allocate_uid()
+        if job.student_code:
+            try:
+                files = read_submission(
+                    job.code_root or os.path.abspath("."), list(job.student_code)
+                )
+            except SubmissionError as error:
+                raise UsageError(f"--student-code: {error}") from None
+            stage, staged = stage_files(private, files, uid)
+        # run() decides below, from the first worker's proof, whether a weak wall may do.
+        config = options.sandbox(
+            staged=staged, stage=stage, hidden=job.hidden_folders(), uid=uid, allow_weak=True
+        )
+        resolve_isolation(config.isolation)  # an unusable --isolation fails before any output
+        if job.generate_solutions:
+            count = generate_solutions(
+                questions, config, lambda line: print(line, file=out, flush=True)
+            )
+            print(f"Wrote {count} solution files.", file=out)
+            return None
+        first_worker, warning = None, None
+        if staged:
+            first_worker, warning = check_protections(job, options, config, out)
+            # Every later worker must prove as much as the first, or the run stops.
+            config.allow_weak = warning is not None
+        result = _graded(job, options, questions, config, first_worker, out)
+    if not job.single_test:
+        print(summary_block(result), file=out, flush=True)
+    return result, warning
+
+
+def _graded(
+    job: GradingJob,
+    options: GradingOptions,
+    questions: list[Question],
+    config: SandboxConfig,
+    first_worker: WorkerProcess | None,
+    out: TextIO,
+) -> RunResult:
+    """The grading session, each question's report printed as it is scored."""
+    print(f"Starting on {time.strftime('%m-%d at %H:%M:%S')}", file=out)
+    print("", file=out, flush=True)
+
+    def show(question: Question, outcome: QuestionResult) -> None:
+        if job.single_test:
+            for (test, _), result in zip(question.tests, outcome.tests, strict=True):
+                lines = test_listing(test) if job.print_tests else []
+                lines += format_test(result, options.mute)
+                print("\n".join(lines), file=out, flush=True)
+            return
+        print(
+            question_block(question, outcome, options.mute, job.print_tests), file=out, flush=True
+        )
+
+    def started(load_error: str | None, printed: str) -> None:
+        lines = import_report(load_error, printed, options.mute)
+        if lines:
+            print("\n".join(lines) + "\n", file=out, flush=True)
+
+    return grade(
+        questions,
+        config,
+        jobs=options.jobs or os.cpu_count() or 1,
+        on_question=show,
+        on_start=started,
+        first_worker=first_worker,
+        game_secret=options.game_secret,
+    )

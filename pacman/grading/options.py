@@ -1,0 +1,127 @@
+"""What a grading run is asked to do, as two frozen objects the command line builds once.
+
+:class:`GradingOptions` is how every submission is graded (limits, isolation, the ghosts'
+secret, ...): it travels with each submission of a batch to wherever it is graded.
+:class:`GradingJob` is what one command asks for (which suite, which code, which outputs).
+The library takes only these: a run flows one way, options -> suite -> sandbox -> games ->
+scores -> report, whether it was asked for by ``autograder.py``, a batch or a Gradescope
+bundle.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pacman.sandbox.config import Limits, SandboxConfig
+
+
+@dataclass(frozen=True)
+class GradingOptions:
+    """How to grade: limits, isolation, which question, how to report."""
+
+    limits: Limits = field(default_factory=Limits)
+    isolation: str = "auto"
+    audit: bool = True
+    landlock_abi_cap: int | None = None  # at most this Landlock ABI (tests of older kernels)
+    unsafe: bool = False  # --unsafe-weak-sandbox: grade where the sandbox's proof fails
+    mute: bool = False
+    question: str | None = None
+    #: Tests of one submission run side by side (threads, each with a worker); None: one
+    #: per CPU of the machine that grades.
+    jobs: int | None = None
+    #: The ghosts' secret for graded games (:mod:`pacman.seeding`); a batch gives all its
+    #: submissions one, so they play the same games. None: a fresh one per submission.
+    game_secret: str | None = None
+    #: Hide the answers by file permissions (``--lock-answers``): the suite, the project's
+    #: copies and ``other_copies`` are every copy there is.
+    lock_answers: bool = False
+    other_copies: tuple[str, ...] = ()
+
+    def sandbox(
+        self,
+        *,
+        staged: Sequence[str],
+        stage: str | None,
+        hidden: Sequence[str],
+        uid: int | None,
+        allow_weak: bool,
+    ) -> SandboxConfig:
+        """The sandbox every worker of one submission gets: ``staged`` files in ``stage``,
+        ``hidden`` folders (the suite, the submission's own, ...) out of its reach."""
+        deny = [os.path.abspath(path) for path in (*hidden, *self.other_copies)]
+        return SandboxConfig(
+            student_files=list(staged),
+            code_dir=stage if staged else None,
+            deny=[path for path in dict.fromkeys(deny) if os.path.exists(path)],
+            limits=self.limits,
+            isolation=self.isolation,
+            audit=self.audit,
+            landlock_abi_cap=self.landlock_abi_cap,
+            uid=uid,
+            allow_weak=allow_weak,
+            lock_answers=self.lock_answers,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The options as JSON (a Gradescope bundle keeps them): :meth:`from_json` reads them."""
+        data = asdict(self)
+        data["other_copies"] = list(self.other_copies)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GradingOptions:
+        fields = dict(data)
+        fields["limits"] = Limits(**fields.get("limits", {}))
+        fields["other_copies"] = tuple(fields.get("other_copies", ()))
+        return cls(**fields)
+
+
+@dataclass(frozen=True)
+class GradingJob:
+    """What one command asks for: the suite, the code graded, and where results go."""
+
+    test_root: str  # the suite's folder
+    single_test: str | None = None  # ``-t q2/0-small-tree``: this test alone
+    code_root: str | None = None  # where the student's files are (None: the project's agents)
+    student_code: tuple[str, ...] = ()  # the files to grade there
+    print_tests: bool = False
+    generate_solutions: bool = False
+    results: str | None = None  # --results FILE
+    gradescope_output: bool = False  # --gradescope-output: gradescope_response.json
+    html_report: str | None = None  # a folder of HTML pages for failed tree tests
+    submissions: str | None = None  # a batch: every subfolder of this folder
+    summary: str = "grades"  # the batch's CSV/JSON prefix
+    processes: int = 1  # submissions of a batch graded side by side
+    scheduler: str | None = None  # a batch on a Dask cluster
+    leaderboard: bool = False
+    bundle: str | None = None  # --gradescope-bundle ZIP: pack, not grade
+    hidden: str | None = None  # the bundle's hidden questions and tests
+    hidden_visibility: str = "after_published"
+    in_bundle: bool = False  # graded by a Gradescope bundle: grades leave the run
+    hide: tuple[str, ...] = ()  # more folders the code graded must not see
+
+    def hidden_folders(self) -> list[str]:
+        """Every folder the graded code must not see: the suite (a single test's too), the
+        student's own folder, and what the caller adds."""
+        folders = [self.test_root, *self.hide]
+        if self.single_test:
+            folders.append(os.path.dirname(os.path.dirname(os.path.abspath(self.single_test))))
+        if self.code_root:
+            folders.append(self.code_root)
+        return folders
+
+    def results_leave(self) -> str | None:
+        """The way grades leave this run for others to trust, if any (then a wall the
+        sandbox cannot prove refuses the run)."""
+        for way, given in (
+            ("Gradescope", self.in_bundle),
+            ("--submissions", self.submissions),
+            ("--results", self.results),
+            ("--gradescope-output", self.gradescope_output),
+        ):
+            if given:
+                return way
+        return None
