@@ -109,7 +109,7 @@ def _interrupt_after(seconds: float | None) -> Iterator[None]:
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def _where(error: BaseException) -> str:
+def where(error: BaseException) -> str:
     """`` at file.py:LINE`` of the innermost frame outside this package: the agent's own code.
 
     Generated code (``<string>``, such as the aliases of ``pacman.compat``) is skipped too.
@@ -136,7 +136,7 @@ def describe(error: BaseException) -> str:
         text = str(error)
     else:
         text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    return text + _where(error)
+    return text + where(error)
 
 
 class Game:

@@ -23,8 +23,7 @@ from typing import Any
 
 from pacman.errors import AgentExited, PacmanError
 from pacman.execution import InOrder, TaskRun, progress_bar
-from pacman.game import GameResult, QuitRequested, run_game
-from pacman.game import _where as where
+from pacman.game import GameResult, QuitRequested, run_game, where
 from pacman.layout import Layout, load_layout, parse_layout, playable
 from pacman.loading import USER_MODULE_PREFIX, build_agent, find_class
 from pacman.seeding import new_secret

@@ -13,7 +13,7 @@ np = pytest.importorskip("numpy")
 
 from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
 
-from pacman.envs.features import FEATURE_NAMES, longest_distance  # noqa: E402
+from pacman.envs.compact import FEATURE_NAMES, longest_distance  # noqa: E402
 from pacman.envs.single import ACTIONS, PacmanEnv  # noqa: E402
 from pacman.envs.vector import PacmanVectorEnv  # noqa: E402
 from pacman.errors import PacmanError  # noqa: E402

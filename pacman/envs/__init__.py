@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pacman.envs.aec import PacmanAECEnv
     from pacman.envs.batched.gymenv import PacmanBatchedEnv, PacmanBatchedVectorEnv
     from pacman.envs.batched.zoo import PacmanBatchedParallelEnv
-    from pacman.envs.features import FEATURE_NAMES
+    from pacman.envs.compact import FEATURE_NAMES
     from pacman.envs.parallel import PacmanParallelEnv
     from pacman.envs.single import ACTIONS, PacmanEnv
     from pacman.envs.vector import PacmanVectorEnv
@@ -113,7 +113,7 @@ def parallel_env(layout: Any = "mediumClassic", **kwargs: Any) -> PacmanParallel
 
 _LAZY = {
     "ACTIONS": "pacman.envs.single",
-    "FEATURE_NAMES": "pacman.envs.features",
+    "FEATURE_NAMES": "pacman.envs.compact",
     "PacmanEnv": "pacman.envs.single",
     "PacmanVectorEnv": "pacman.envs.vector",
     "PacmanAECEnv": "pacman.envs.aec",

@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from pacman.directions import ACTION_ORDER, STOP
 from pacman.envs import render as rendering
-from pacman.envs.features import FEATURE_NAMES, FeatureEncoder, WindowEncoder
+from pacman.envs.compact import FEATURE_NAMES, FeatureEncoder, WindowEncoder
 from pacman.envs.observation import GridEncoder, action_mask
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.ghosts import GHOST_TYPES, GhostAgent
@@ -132,7 +132,7 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
 
     With ``observation="features"``, a ``float32`` vector of 5 blocks of
     ``len(FEATURE_NAMES)``, one per action: what Pac-Man finds on the cell the
-    action leads to (see ``pacman.envs.features``). With
+    action leads to (see ``pacman.envs.compact``). With
     ``observation="window"``, the grid channels but ``pacman`` in a square of
     side ``2 * window_radius + 1`` centred on Pac-Man. None of these is an
     image (values 0 to 1, ``float32``).

@@ -16,7 +16,7 @@ import numpy as np
 from pacman.directions import ACTION_ORDER
 from pacman.distances import maze_distances
 from pacman.envs.batched.engine import BatchedGames
-from pacman.envs.features import (
+from pacman.envs.compact import (
     CAPSULE_DISTANCE,
     COUNT_FEATURES,
     EATS_CAPSULE,

@@ -27,7 +27,7 @@ from gymnasium.vector.utils import batch_space
 from pacman.directions import ACTION_ORDER
 from pacman.envs.batched.encoders import BatchedFeatures, BatchedGrid, BatchedWindow
 from pacman.envs.batched.engine import BatchedGames
-from pacman.envs.features import FEATURE_NAMES
+from pacman.envs.compact import FEATURE_NAMES
 from pacman.envs.single import check_illegal_action
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.layout import Layout, load_layout
