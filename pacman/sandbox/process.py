@@ -34,7 +34,7 @@ import threading
 import time
 from typing import Any
 
-from pacman.sandbox import protocol, untrusted
+from pacman.sandbox import procfs, protocol, untrusted
 from pacman.sandbox.cleanup import remove_tree, tree_usage
 from pacman.sandbox.config import (
     Limits,
@@ -77,80 +77,6 @@ class OverLimit(protocol.Timeout):
     and the message names the limit."""
 
 
-def oom_kills() -> int | None:
-    """How many processes the kernel's out-of-memory killer has ended since boot (None
-    where the kernel does not say): a worker that dies as this grows was one of them."""
-    try:
-        with open("/proc/vmstat", "rb") as handle:
-            for line in handle:
-                if line.startswith(b"oom_kill "):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-def _describe_exit(code: int | None, limits: Limits) -> str:
-    if code is None:
-        return "stopped answering"
-    if code < 0:
-        number = -code
-        if number == signal.SIGKILL:
-            return f"was killed (SIGKILL: most likely over the {limits.memory_mb} MB memory limit)"
-        if number == getattr(signal, "SIGXCPU", -1):
-            return "used up the CPU time of its whole submission"
-        if number == getattr(signal, "SIGXFSZ", -1):
-            return f"wrote a file larger than {limits.fsize_mb} MB"
-        if number == signal.SIGSEGV:
-            return "crashed (segmentation fault; deep recursion or memory exhaustion?)"
-        if number == getattr(signal, "SIGSYS", -1):
-            return "made a system call from another architecture (killed by the sandbox)"
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            name = f"signal {number}"
-        return f"was killed by {name}"
-    if code == 137:
-        return f"was killed (most likely over the {limits.memory_mb} MB memory limit)"
-    return f"exited with status {code} (os._exit or a fatal error)"
-
-
-def _cpu_seconds(pid: int) -> float | None:
-    """CPU time used so far by process ``pid``, every thread it ran counted, from /proc.
-
-    ``/proc/PID/stat`` counts the whole thread group, live and ended threads alike
-    (``schedstat`` would count the main thread only, and a helper thread would go free).
-    """
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _leaf_process(pid: int) -> int:
-    """The innermost process under ``pid`` (unshare's child, which became the worker)."""
-    for _ in range(8):
-        try:
-            with open(f"/proc/{pid}/task/{pid}/children") as handle:
-                children = handle.read().split()
-        except OSError:
-            return pid
-        if not children:
-            return pid
-        pid = int(children[0])
-    return pid
-
-
-def _threads(pid: int) -> int:
-    """How many threads process ``pid`` runs (0 where /proc cannot tell)."""
-    try:
-        return len(os.listdir(f"/proc/{pid}/task"))
-    except OSError:
-        return 0
-
-
 class WorkerProcess:
     """One student worker process and its pipes."""
 
@@ -167,7 +93,9 @@ class WorkerProcess:
         self.last_cpu = 0.0  # CPU seconds the last request used
         self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
         self._disk_looked_at = 0.0  # when the scratch folder was last measured
-        self._oom_mark = oom_kills()  # the kernel's count of OOM kills when it was last alive
+        self._oom_mark = (
+            procfs.oom_kills()
+        )  # the kernel's count of OOM kills when it was last alive
         self._busy = False  # a request is under way (the idle watcher stands aside)
         self._closed = threading.Event()
         self._next_id = 0
@@ -188,38 +116,52 @@ class WorkerProcess:
             raise
 
     def _start(self) -> None:
-        config = self.config
+        """Start the worker, hand it its setup, and judge what it proved before going on."""
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
-        inner = [
-            sys.executable,
-            "-I",
-            "-B",
-            "-c",
-            _BOOT,
-            str(to_child_r),
-            str(from_child_w),
-            PROJECT_ROOT,
-        ]
+        inner = [sys.executable, "-I", "-B", "-c", _BOOT, str(to_child_r), str(from_child_w)]
+        if self.uid is not None:
+            os.chown(self.scratch, self.uid, self.uid)
+        try:
+            self.process = subprocess.Popen(
+                self._command([*inner, PROJECT_ROOT]),
+                stdin=subprocess.DEVNULL,
+                stdout=self._output,
+                stderr=self._output,
+                pass_fds=(to_child_r, from_child_w),
+                start_new_session=True,
+                cwd=self.config.code_dir or tempfile.gettempdir(),
+                env=self._environment(),
+            )
+        except OSError as error:
+            raise SandboxError(f"could not start a student worker: {error}") from None
+        finally:
+            os.close(to_child_r)
+            os.close(from_child_w)
+        self._wfd = to_child_w
+        self._rfd = from_child_r
+        ready = self._greeting()
+        self.pid = procfs.leaf_process(self.process.pid)
+        self.protections = self._checked_protections(ready.get("protections") or {})
+        self._judge()
+        threading.Thread(target=self._watch_idle, name="pacman-footprint", daemon=True).start()
+
+    def _command(self, inner: list[str]) -> list[str]:
+        """The command starting the worker's Python in its isolation."""
         if self.isolation == "namespaces":
-            command = [
-                # unshare must die with the grader; it takes the worker with it (--kill-child).
-                "setpriv",
-                "--pdeathsig",
-                "KILL",
-                "--",
-                *unshare_prefix(),
-                "/bin/sh",
-                "-c",
-                namespace_script(
-                    config, self.policy, inner, self.scratch, self._root(), self.uid or 0
-                ),
-            ]
-        elif self.isolation == "bwrap":
-            command = bwrap_command(config, self.policy, inner, self.scratch)
-        else:
-            command = inner
-        env = {
+            script = namespace_script(
+                self.config, self.policy, inner, self.scratch, self._root(), self.uid or 0
+            )
+            # unshare must die with the grader; it takes the worker with it (--kill-child).
+            pdeathsig = ["setpriv", "--pdeathsig", "KILL", "--"]
+            return [*pdeathsig, *unshare_prefix(), "/bin/sh", "-c", script]
+        if self.isolation == "bwrap":
+            return bwrap_command(self.config, self.policy, inner, self.scratch)
+        return inner
+
+    def _environment(self) -> dict[str, str]:
+        """The worker's whole environment: nothing of the grader's comes along."""
+        return {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "LANG": "C.UTF-8",
             "PYTHONHASHSEED": "0",
@@ -231,29 +173,11 @@ class WorkerProcess:
             "OMP_NUM_THREADS": "1",
             "MKL_NUM_THREADS": "1",
         }
-        if self.uid is not None:
-            os.chown(self.scratch, self.uid, self.uid)
-        try:
-            self.process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=self._output,
-                stderr=self._output,
-                pass_fds=(to_child_r, from_child_w),
-                start_new_session=True,
-                cwd=config.code_dir or tempfile.gettempdir(),
-                env=env,
-            )
-        except OSError as error:
-            raise SandboxError(f"could not start a student worker: {error}") from None
-        finally:
-            os.close(to_child_r)
-            os.close(from_child_w)
-        self._wfd = to_child_w
-        self._rfd = from_child_r
-        limits = config.limits
-        policy = self.policy
-        setup = {
+
+    def _setup(self) -> dict[str, Any]:
+        """The first frame: the limits, the walls to put up and what the proof must find."""
+        config, limits, policy = self.config, self.config.limits, self.policy
+        return {
             "memory_mb": limits.memory_mb,
             "cpu_seconds": _life_cpu_seconds(limits),
             "fsize_mb": limits.fsize_mb,
@@ -276,9 +200,12 @@ class WorkerProcess:
                 "canaries": list(choose_canaries(policy.answers)),
             },
         }
+
+    def _greeting(self) -> dict[str, Any]:
+        """Send the setup and read the worker's greeting (its proof inside)."""
         deadline = time.monotonic() + 30
         try:
-            protocol.write_frame(self._wfd, setup, deadline)
+            protocol.write_frame(self._wfd, self._setup(), deadline)
             ready = protocol.read_frame(self._rfd, deadline)
         except protocol.ProtocolError as error:
             # No student code has run yet: this is the grader's (or the machine's) problem.
@@ -293,8 +220,11 @@ class WorkerProcess:
         if not (isinstance(ready, dict) and "ready" in ready):
             self.kill()
             raise SandboxError("a student worker sent a malformed greeting")
-        self.pid = _leaf_process(self.process.pid)
-        self.protections = self._checked_protections(ready.get("protections") or {})
+        return ready
+
+    def _judge(self) -> None:
+        """Refuse, before any student code is imported, a worker that cannot run honest code
+        or (unless the caller allows it) lacks a wall."""
         if self.protections.get("honest_code_runs") is not True:
             # Grading here would blame every student for the grader's own installation.
             self.kill()
@@ -305,14 +235,12 @@ class WorkerProcess:
                 "private home folder), or run it as the user who owns that folder"
             )
         missing = shortfalls(self.protections)
-        if missing and not config.allow_weak:
-            # Refused before the student's code is imported: nothing of it has run.
+        if missing and not self.config.allow_weak:
             self.kill()
             raise SandboxError(
                 f"refusing to grade here: {describe_shortfalls(missing)} "
                 f"({describe_setting(self.protections)})"
             )
-        threading.Thread(target=self._watch_idle, name="pacman-footprint", daemon=True).start()
 
     def _watch_idle(self) -> None:
         """Between requests, threads the student left running may go on writing files or
@@ -411,8 +339,8 @@ class WorkerProcess:
             except subprocess.TimeoutExpired:
                 code = None
         if code is not None and why == "closed its pipe":
-            why = _describe_exit(code, self.config.limits)
-            kills = oom_kills()
+            why = procfs.describe_exit(code, self.config.limits)
+            kills = procfs.oom_kills()
             if code != 0 and kills is not None and kills > (self._oom_mark or kills):
                 # unshare reports a child killed by a signal as status 1: the kernel's count
                 # of OOM kills tells what ended it.
@@ -431,7 +359,7 @@ class WorkerProcess:
 
     def cpu_seconds(self) -> float | None:
         """CPU time the worker has used in all (None where /proc cannot tell)."""
-        return _cpu_seconds(self.pid) if self.pid > 0 else None
+        return procfs.cpu_seconds(self.pid) if self.pid > 0 else None
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -522,7 +450,7 @@ class WorkerProcess:
         except protocol.Timeout:
             self.kill()
             raise WorkerDied(self.dead or "") from None
-        self._oom_mark = oom_kills()  # it was alive here: a kill from now on may be its
+        self._oom_mark = procfs.oom_kills()  # it was alive here: a kill from now on may be its
         if cpu_start is not None:
             self._cpu_mark = self.cpu_seconds()
             self.last_cpu = max(0.0, (self._cpu_mark or cpu_start) - cpu_start)
@@ -538,7 +466,7 @@ class WorkerProcess:
         walked at most twice a second.
         """
         policy = self.policy
-        if _threads(self.pid) > policy.max_threads:
+        if procfs.thread_count(self.pid) > policy.max_threads:
             self.dead = (
                 f"was stopped: it started more than {policy.max_threads} threads "
                 "(the cap on threads a submission may run)"
