@@ -142,6 +142,43 @@ def grade(
         pool.adopt(first_worker)
     secret = new_secret() if game_secret is None else game_secret
     ctx = Context(pool, config.limits, Budget(budget_seconds), game_secret=secret)
+    heard = on_question or (lambda question, outcome: None)
+    results: list[QuestionResult] = []
+    load_error, import_output = None, ""
+    try:
+        if config.student_files:
+            load_error, import_output = _check_import(ctx)
+            pool.release()  # the first test reuses the worker that has imported the files
+        if on_start is not None:
+            on_start(load_error, import_output)
+        if load_error is not None:
+            for question in questions:
+                skipped = [test.result(False, [NOT_IMPORTED]) for test, _ in question.tests]
+                results.append(QuestionResult(question.name, 0.0, question.max_points, skipped))
+                heard(question, results[-1])
+        else:
+            results = _run_questions(questions, ctx, solutions, jobs, heard)
+    finally:
+        pool.close()
+    return RunResult(
+        results,
+        time.monotonic() - started,
+        pool.isolation,
+        pool.protections,
+        load_error,
+        budget_seconds,
+        import_output,
+    )
+
+
+def _run_questions(
+    questions: list[Question],
+    ctx: Context,
+    solutions: dict[str, TestFile],
+    jobs: int,
+    heard: Callable[[Question, QuestionResult], None],
+) -> list[QuestionResult]:
+    """Every test, ``jobs`` at a time, the longest first; the questions scored in order."""
     everything = [(q, test, path) for q in questions for test, path in q.tests]
     order = sorted(range(len(everything)), key=lambda i: -everything[i][1].cost())
     # A question all of whose tests must pass is lost once one test ran out of time:
@@ -164,47 +201,18 @@ def grade(
                 )
         return result
 
-    results: list[QuestionResult] = []
-    load_error, import_output = None, ""
-    try:
-        if config.student_files:
-            load_error, import_output = _check_import(ctx)
-            pool.release()  # the first test reuses the worker that has imported the files
-        if on_start is not None:
-            on_start(load_error, import_output)
-        if load_error is not None:
-            for question in questions:
-                skipped = [test.result(False, [NOT_IMPORTED]) for test, _ in question.tests]
-                outcome = QuestionResult(question.name, 0.0, question.max_points, skipped)
-                results.append(outcome)
-                if on_question is not None:
-                    on_question(question, outcome)
-        else:
-            with ThreadPoolExecutor(max_workers=max(1, jobs)) as executor:
-                futures: dict[int, Future[TestResult]] = {
-                    i: executor.submit(run_one, i) for i in order
-                }
-                index = 0
-                for question in questions:
-                    test_results = []
-                    for _ in question.tests:
-                        test_results.append(futures[index].result())
-                        index += 1
-                    outcome = score_question(question, test_results)
-                    results.append(outcome)
-                    if on_question is not None:
-                        on_question(question, outcome)
-    finally:
-        pool.close()
-    return RunResult(
-        results,
-        time.monotonic() - started,
-        pool.isolation,
-        pool.protections,
-        load_error,
-        budget_seconds,
-        import_output,
-    )
+    results = []
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as executor:
+        futures: dict[int, Future[TestResult]] = {i: executor.submit(run_one, i) for i in order}
+        index = 0
+        for question in questions:
+            test_results = []
+            for _ in question.tests:
+                test_results.append(futures[index].result())
+                index += 1
+            results.append(score_question(question, test_results))
+            heard(question, results[-1])
+    return results
 
 
 def generate_solutions(
