@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _resolve_abbreviations(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+def resolve_abbreviations(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
     """Let an abbreviation shared by a CS188 flag and a newer one mean the CS188 flag (``--frame``)."""
     actions = parser._option_string_actions
     longs = [name for name in actions if name.startswith("--")]
@@ -591,7 +591,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     try:
-        options = parser.parse_args(_resolve_abbreviations(parser, args))
+        options = parser.parse_args(resolve_abbreviations(parser, args))
         _check(options)
         if options.replay:
             return _replay(options)
