@@ -52,6 +52,7 @@ DEFAULT_TIMEOUT = 30.0
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``pacman`` command's parser: CS188's flags first, in ``pacman.py``'s order, then ours."""
     parser = CommandParser(
         prog="pacman",
         description="Play Pac-Man: watch agents, play with the keyboard, or run batches of games.",
@@ -59,6 +60,18 @@ def build_parser() -> argparse.ArgumentParser:
         "pacman -p AlphaBetaAgent -a depth=3 -q -n 100 --jobs 2 --json out.jsonl; "
         "pacman autograde -q q2; pacman tree -p AlphaBetaAgent -a depth=2 --html tree.html",
     )
+    # Each group in the order --help lists it (argparse lists flags in the order they are added).
+    _add_cs188_flags(parser)
+    _add_seed_flags(parser)
+    _add_batch_flags(parser)
+    _add_picture_flags(parser)
+    _add_isolation_flag(parser)
+    parser.add_argument("--version", action="version", version="pacman-multiagent 0.1.0")
+    return parser
+
+
+def _add_cs188_flags(parser: argparse.ArgumentParser) -> None:
+    """CS188's ``pacman.py`` flags: its names, letters and defaults, which course handouts use."""
     add = parser.add_argument
     add("-n", "--numGames", type=int, default=1, metavar="N", help="games to play (default 1)")
     add(
@@ -126,6 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="per-move and per-game time limit per agent (default: 30 with -c, else none); "
         "over it, the run ends with exit 1, or with -c that game",
     )
+
+
+def _add_seed_flags(parser: argparse.ArgumentParser) -> None:
+    """What decides a game's randomness: the seed, and the ghosts' secret beside it."""
+    add = parser.add_argument
     add("--seed", type=int, metavar="S", help="game i is seeded with S + i (default: random)")
     add(
         "--game-secret",
@@ -133,6 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="what the ghosts draw with, beside the seed (default: none in-process, a new "
         "one each run with --isolation sandbox; @FILE reads it from FILE)",
     )
+
+
+def _add_batch_flags(parser: argparse.ArgumentParser) -> None:
+    """Many games: where they are played, what each leaves behind (JSON lines, search
+    statistics), how long one may run."""
+    add = parser.add_argument
     add(
         "--jobs",
         type=int,
@@ -159,6 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the Pac-Man agent's search statistics after each game",
     )
+
+
+def _add_picture_flags(parser: argparse.ArgumentParser) -> None:
+    """Pictures of each game (GIF, PNG frames, HTML replay) and how the window and they look."""
+    add = parser.add_argument
     add("--gif", metavar="FILE", help="save each game as an animated GIF (needs no window)")
     add("--frames", metavar="DIR", help="save each frame as a PNG in DIR (needs no window)")
     add(
@@ -178,15 +207,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="save each game as one self-contained HTML replay (play, step, scrub, speed)",
     )
-    add(
+
+
+def _add_isolation_flag(parser: argparse.ArgumentParser) -> None:
+    """Whether agents from files play from sandboxed workers."""
+    parser.add_argument(
         "--isolation",
         choices=("none", "sandbox"),
         default="none",
         help="sandbox: agents from files (not the project's) play from the autograder's "
         "sandboxed workers, where they cannot change the game (default none)",
     )
-    add("--version", action="version", version="pacman-multiagent 0.1.0")
-    return parser
 
 
 def resolve_abbreviations(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
