@@ -14,7 +14,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pacman.errors import (
     AgentCrashed,
@@ -23,6 +23,10 @@ from pacman.errors import (
     PacmanError,
     UsageError,
 )
+
+if TYPE_CHECKING:
+    from pacman.layout import Layout
+    from pacman.runner import GameSpec
 
 #: ``-r``/``--record`` without a file: each game to ``recorded-game-N.json``.
 AUTO_RECORD = "<auto>"
@@ -184,31 +188,47 @@ def _check_outputs(options: argparse.Namespace) -> None:
 
 def play_games(options: argparse.Namespace) -> int:
     """Play the games ``options`` ask for and report them as CS188 does; returns the exit code."""
-    from pacman.execution import InOrder, Interrupted, interruption_handled, signals_deferred
+    layout = _layout(options)
+    pacman_class, agent_args = _agents(options)
+    agent_name = pacman_class.__name__
+    wants_keyboard = agent_name == "KeyboardAgent"
+    parallel = options.jobs > 1 or options.scheduler is not None
+    if wants_keyboard and (options.textGraphics or options.quietTextGraphics or parallel):
+        raise _keyboard_without_window(options)
+    seed = _seed(options)
+    display = _display(options, parallel, wants_keyboard, agent_name)
+    spec = _spec(options, layout, agent_args, seed)
+    games = _Games(options, layout, display, agent_name, agent_args)
+    code = games.play(spec)
+    if games.results and code != 1:
+        print_summary([games.results[index] for index in sorted(games.results)])
+    return code
+
+
+def _layout(options: argparse.Namespace) -> Layout:
+    """The layout played, saved with ``--save-layout``; its warnings printed."""
     from pacman.layout import load_layout, playable
-    from pacman.loading import accepts, parse_agent_args
     from pacman.mazegen import save_layout
-    from pacman.outputs import StreamedLines, write_atomically
-    from pacman.runner import (
-        GameSpec,
-        agent_class,
-        batch,
-        game_record,
-        json_line,
-        stream_games,
-    )
-    from pacman.seeding import read_secret
 
     layout = playable(load_layout(options.layout))
     save_layout(layout, options.save_layout)  # --save-layout FILE, if given
     for warning in layout.warnings:
         print(f"pacman: warning: {warning}", file=sys.stderr)
+    return layout
+
+
+def _agents(options: argparse.Namespace) -> tuple[type, dict[str, str]]:
+    """Pac-Man's agent class and its arguments; the ghosts' class is checked too."""
+    from pacman.loading import accepts, parse_agent_args
+
     if options.isolation == "sandbox":
         from pacman.runner import sandbox_class  # the agents' files are not imported
 
         pacman_class = sandbox_class(options.pacman, "agent")
         sandbox_class(options.ghosts, "ghost")
     else:
+        from pacman.runner import agent_class
+
         pacman_class = agent_class(options.pacman, "agent")
         agent_class(options.ghosts, "ghost")
     agent_args = parse_agent_args(options.agentArgs)
@@ -219,50 +239,66 @@ def play_games(options: argparse.Namespace) -> int:
     ):
         # As CS188 does, for learning agents; others would fail on an argument they never use.
         agent_args["numTraining"] = str(options.numTraining)
-    wants_keyboard = pacman_class.__name__ == "KeyboardAgent"
-    parallel = options.jobs > 1 or options.scheduler is not None
-    if wants_keyboard and (options.textGraphics or options.quietTextGraphics or parallel):
-        from pacman.view.pygame_view import missing_display
+    return pacman_class, agent_args
 
-        flag = (
-            "-t"
-            if options.textGraphics
-            else "-q"
-            if options.quietTextGraphics
-            else "--jobs"
-            if options.jobs > 1
-            else "--scheduler"
-        )
-        problem = missing_display()
-        raise _keyboard_cannot_play(
-            options,
-            f"and none can be opened here ({problem})"
-            if problem
-            else f"which {flag} does not open: leave out {flag} to play yourself",
-        )
+
+def _keyboard_without_window(options: argparse.Namespace) -> UsageError:
+    """The keyboard agent with -t, -q, --jobs or --scheduler: which flag keeps the window shut,
+    or, where none could open anyway, why not."""
+    from pacman.view.pygame_view import missing_display
+
+    flag = (
+        "-t"
+        if options.textGraphics
+        else "-q"
+        if options.quietTextGraphics
+        else "--jobs"
+        if options.jobs > 1
+        else "--scheduler"
+    )
+    problem = missing_display()
+    return _keyboard_cannot_play(
+        options,
+        f"and none can be opened here ({problem})"
+        if problem
+        else f"which {flag} does not open: leave out {flag} to play yourself",
+    )
+
+
+def _seed(options: argparse.Namespace) -> int:
+    """The first game's seed: ``--seed S``, 0 with ``-f``, else a fresh one."""
     if options.seed is not None:
-        seed = options.seed
-    elif options.fixRandomSeed:
-        seed = 0
-    else:
-        seed = random.SystemRandom().randrange(2**31)
+        return options.seed
+    if options.fixRandomSeed:
+        return 0
+    return random.SystemRandom().randrange(2**31)
 
-    display = None
-    if parallel:
-        if options.gif or options.frames or options.html:
-            raise UsageError(
-                "--gif/--frames/--html record games one at a time: leave out --jobs/--scheduler"
-            )
-        _check_outputs(options)
-        if not options.quietTextGraphics:
-            print("pacman: --jobs/--scheduler play without a display", file=sys.stderr)
-    else:
-        _check_outputs(options)
-        display = _make_display(options, wants_keyboard, pacman_class.__name__)
 
-    count = options.numGames
-    training = options.numTraining
-    spec = GameSpec(
+def _display(
+    options: argparse.Namespace, parallel: bool, wants_keyboard: bool, agent_name: str
+) -> Any:
+    """The display of serial games (``None``: none); the output paths are checked first."""
+    if not parallel:
+        _check_outputs(options)
+        return _make_display(options, wants_keyboard, agent_name)
+    if options.gif or options.frames or options.html:
+        raise UsageError(
+            "--gif/--frames/--html record games one at a time: leave out --jobs/--scheduler"
+        )
+    _check_outputs(options)
+    if not options.quietTextGraphics:
+        print("pacman: --jobs/--scheduler play without a display", file=sys.stderr)
+    return None
+
+
+def _spec(
+    options: argparse.Namespace, layout: Layout, agent_args: dict[str, str], seed: int
+) -> GameSpec:
+    """The spec of the first game; game i plays it with seed + i."""
+    from pacman.runner import GameSpec
+    from pacman.seeding import read_secret
+
+    return GameSpec(
         layout=layout.name,  # a random: spec without seed= names its board here
         pacman=options.pacman,
         pacman_args=agent_args,
@@ -278,89 +314,131 @@ def play_games(options: argparse.Namespace) -> int:
         secret=None if options.game_secret is None else read_secret(options.game_secret),
     )
 
-    recorders: list[Any] = []
 
-    def observers_for(index: int) -> list[Any]:
-        if index < training:
+class _Games:
+    """One run of the command's games: who watches each, what each leaves behind, what is
+    printed. Training games (the first ``-x``) are played and left out of all three."""
+
+    def __init__(
+        self,
+        options: argparse.Namespace,
+        layout: Layout,
+        display: Any,
+        agent_name: str,
+        agent_args: dict[str, str],
+    ) -> None:
+        from pacman.outputs import StreamedLines
+
+        self.options = options
+        self.layout = layout
+        self.display = display
+        self.agent_name = agent_name
+        self.count = options.numGames
+        self.training = options.numTraining
+        #: Each counted game's result by index, as the games finish.
+        self.results: dict[int, Any] = {}
+        self.recorders: list[Any] = []
+        self.lines = StreamedLines(options.json) if options.json else None
+        self.extra = {"pacman_args": agent_args, "ghost": options.ghosts}
+        # A bar instead of a line per game, for long runs nobody watches on a terminal.
+        self.progress = display is None and self.count >= 10 and sys.stderr.isatty()
+
+    def play(self, spec: GameSpec) -> int:
+        """Play the games, each kept as it ends and shown in game order; returns the exit code."""
+        from pacman.execution import InOrder, Interrupted, interruption_handled, signals_deferred
+        from pacman.game import QuitRequested
+        from pacman.runner import batch, stream_games
+
+        code = 0
+        # Per-game lines in game order (CS188's), though games may finish in any order.
+        in_order: InOrder[Any] = InOrder(self.training)
+        with interruption_handled():
+            try:
+                for index, result in stream_games(
+                    batch(spec, self.count),
+                    jobs=self.options.jobs,
+                    scheduler=self.options.scheduler,
+                    observers_for=self.observers_for,
+                    progress=self.progress,
+                ):
+                    if index < self.training:
+                        continue
+                    with signals_deferred():
+                        self.keep(index, result)
+                    for ready in in_order.add(index, result):
+                        self.show(ready)
+            except QuitRequested as quit:
+                print(f"pacman: {quit}; stopping", file=sys.stderr)
+            except Interrupted as stop:
+                where = f"; results in {self.options.json}" if self.options.json else ""
+                print(
+                    f"pacman: interrupted: {len(self.results)} of {self.count - self.training} "
+                    f"games{where}",
+                    file=sys.stderr,
+                )
+                code = stop.exit_code
+            except AgentCrashed as crash:
+                self.crashed(crash)
+                code = 1
+            finally:
+                for ready in in_order.rest():
+                    self.show(ready)
+                self.close()
+        return code
+
+    def observers_for(self, index: int) -> list[Any]:
+        """Who watches game ``index``: the display and the game's own recorders."""
+        if index < self.training:
             return []
-        watching = [display] if display is not None else []
+        watching = [self.display] if self.display is not None else []
+        options, counted = self.options, index - self.training
         if options.gif or options.frames:
-            recorders.append(
-                _frame_recorder(options, index - training, count - training, pacman_class.__name__)
+            recorder = _frame_recorder(
+                options, counted, self.count - self.training, self.agent_name
             )
-            watching.append(recorders[-1])
+            self.recorders.append(recorder)
+            watching.append(recorder)
         if options.html:
-            recorders.append(
-                _html_replay(options, index - training, count - training, pacman_class.__name__)
-            )
-            watching.append(recorders[-1])
+            page = _html_replay(options, counted, self.count - self.training, self.agent_name)
+            self.recorders.append(page)
+            watching.append(page)
         return watching
 
-    from pacman.game import QuitRequested
+    def keep(self, index: int, result: Any) -> None:
+        """A finished game's result, JSON line and record (written whole)."""
+        from pacman.outputs import write_atomically
+        from pacman.runner import game_record, json_line
 
-    results: dict[int, Any] = {}
-    code = 0
-    lines = StreamedLines(options.json) if options.json else None
-    extra = {"pacman_args": agent_args, "ghost": options.ghosts}
-    progress = display is None and count >= 10 and sys.stderr.isatty()
+        options = self.options
+        self.results[index] = result
+        if self.lines is not None:
+            self.lines.add(index, json_line(index, result, self.extra))
+        if options.record:
+            name = (
+                f"recorded-game-{index}.json"
+                if options.record == AUTO_RECORD
+                else _numbered(options.record, index - self.training, self.count - self.training)
+            )
+            layout_ghosts = min(options.numghosts, self.layout.num_ghosts)
+            write_atomically(name, json.dumps(game_record(result, self.layout, layout_ghosts)))
 
-    def show(result: Any) -> None:
-        if not progress:
+    def show(self, result: Any) -> None:
+        """A game's closing line (not under a progress bar) and, with --stats, its statistics."""
+        if not self.progress:
             print(_outcome_line(result), flush=True)
-        if options.stats and result.stats:
+        if self.options.stats and result.stats:
             print(result.stats)
 
-    # Per-game lines in game order (CS188's), though games may finish in any order.
-    in_order: InOrder[Any] = InOrder(training)
-    with interruption_handled():
-        try:
-            for index, result in stream_games(
-                batch(spec, count),
-                jobs=options.jobs,
-                scheduler=options.scheduler,
-                observers_for=observers_for,
-                progress=progress,
-            ):
-                if index < training:
-                    continue
-                with signals_deferred():
-                    results[index] = result
-                    if lines is not None:
-                        lines.add(index, json_line(index, result, extra))
-                    if options.record:
-                        name = (
-                            f"recorded-game-{index}.json"
-                            if options.record == AUTO_RECORD
-                            else _numbered(options.record, index - training, count - training)
-                        )
-                        layout_ghosts = min(options.numghosts, layout.num_ghosts)
-                        write_atomically(
-                            name, json.dumps(game_record(result, layout, layout_ghosts))
-                        )
-                for ready in in_order.add(index, result):
-                    show(ready)
-        except QuitRequested as quit:
-            print(f"pacman: {quit}; stopping", file=sys.stderr)
-        except Interrupted as stop:
-            where = f"; results in {options.json}" if options.json else ""
-            print(
-                f"pacman: interrupted: {len(results)} of {count - training} games{where}",
-                file=sys.stderr,
-            )
-            code = stop.exit_code
-        except AgentCrashed as crash:
-            hint = "" if isinstance(crash, AgentExited) else " (use -c to record crashes and go on)"
-            finished = f"{len(results)} finished game{'' if len(results) == 1 else 's'}"
-            kept = f"; {finished} kept in {options.json}" if lines else ""
-            print(f"pacman: {crash}{hint}{kept}", file=sys.stderr)
-            code = 1
-        finally:
-            for ready in in_order.rest():
-                show(ready)
-            for recorder in recorders:
-                recorder.close()  # a run stopped half way still leaves whole files
-            if lines is not None:
-                lines.finish()
-    if results and code != 1:
-        print_summary([results[index] for index in sorted(results)])
-    return code
+    def crashed(self, crash: AgentCrashed) -> None:
+        """An agent crash that ends the run: one line, with what was kept."""
+        hint = "" if isinstance(crash, AgentExited) else " (use -c to record crashes and go on)"
+        finished = f"{len(self.results)} finished game{'' if len(self.results) == 1 else 's'}"
+        kept = f"; {finished} kept in {self.options.json}" if self.lines else ""
+        print(f"pacman: {crash}{hint}{kept}", file=sys.stderr)
+
+    def close(self) -> None:
+        """Every file whole, even after a run stopped half way."""
+        for recorder in self.recorders:
+            recorder.close()
+        if self.lines is not None:
+            self.lines.finish()
