@@ -10,30 +10,31 @@ opens a display.
 
 The static maze is rendered once per (layout, cell size, theme) and reused;
 fonts are loaded once per size. Importing this module imports pygame, so the
-game itself never imports it.
+game itself never imports it. Where the maze sits and the fonts are in
+:mod:`pacman.view.canvas`, the agents' marks and the search overlay in
+:mod:`pacman.view.notes`; their public names are here too, as before.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pacman.errors import DisplayUnavailable
-from pacman.extras import install_hint
-
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-try:
-    import pygame
-    import pygame.gfxdraw
-except ImportError as _error:  # pragma: no cover - exercised only without pygame
-    raise DisplayUnavailable(
-        f"pygame is not installed: {install_hint('pygame')} for the window, or use -t/-q for text",
-        reason=f"pygame is not installed: {install_hint('pygame')}",
-    ) from _error
+# pygame comes from canvas, which turns a missing pygame into DisplayUnavailable.
+from pacman.view.canvas import BASE_CELL, Geometry, fit, frame_size, get_font, pygame
+from pacman.view.notes import PV_COLOR, draw_marks, draw_overlay
+from pacman.view.themes import (
+    CLASSIC,
+    FLASH_BELOW,
+    GAME_OVER_RED,
+    LIGHT,
+    THEMES,
+    Color,
+    Theme,
+    get_theme,
+)
 
 if TYPE_CHECKING:
     from pacman.layout import Layout
@@ -58,85 +59,9 @@ __all__ = [
     "rgb_array",
 ]
 
-from pacman.view.themes import (
-    CLASSIC,
-    FLASH_BELOW,
-    GAME_OVER_RED,
-    LIGHT,
-    THEMES,
-    Color,
-    Theme,
-    get_theme,
-)
-
-#: Pixels per maze cell at zoom 1 (CS188's grid size).
-BASE_CELL = 30
-#: Height of the score bar, in cells.
-BAR_CELLS = 1.2
-
-
 #: Screen angle (degrees, counter-clockwise from east, y up) each direction faces.
 _FACING_ANGLE = {"East": 0.0, "North": 90.0, "West": 180.0, "South": 270.0}
 _LOOK = {"East": (1, 0), "West": (-1, 0), "North": (0, -1), "South": (0, 1)}
-
-
-@dataclass(frozen=True)
-class Geometry:
-    """Where the maze sits on a surface: integer cell size and the maze's top-left corner."""
-
-    cell: int
-    left: int
-    top: int
-    columns: int
-    rows: int
-
-    @property
-    def bar_height(self) -> int:
-        return _bar(self.cell)
-
-    @property
-    def maze_size(self) -> tuple[int, int]:
-        return self.columns * self.cell, self.rows * self.cell
-
-    def center(self, x: float, y: float) -> tuple[int, int]:
-        """The pixel at the centre of board position (x, y) (y grows upward on the board)."""
-        cell = self.cell
-        return (
-            self.left + round((x + 0.5) * cell),
-            self.top + round((self.rows - 1 - y + 0.5) * cell),
-        )
-
-
-def _bar(cell: int) -> int:
-    """The score bar's height for a cell size."""
-    return max(12, round(cell * BAR_CELLS))
-
-
-def _cell_for_zoom(zoom: float) -> int:
-    return max(4, round(BASE_CELL * zoom))
-
-
-def frame_size(layout: Layout, zoom: float = 1.0) -> tuple[int, int]:
-    """The natural (width, height) in pixels of a drawing of ``layout`` at ``zoom``."""
-    cell = _cell_for_zoom(zoom)
-    return layout.width * cell, layout.height * cell + _bar(cell)
-
-
-def fit(size: tuple[int, int], layout: Layout) -> Geometry:
-    """The largest whole-pixel cell that fits the maze and its bar in ``size``, centred."""
-    width, height = size
-    cell = width // layout.width
-    while cell > 2 and layout.height * cell + _bar(cell) > height:
-        cell -= 1
-    cell = max(2, cell)
-    used_height = layout.height * cell + _bar(cell)
-    return Geometry(
-        cell=cell,
-        left=(width - layout.width * cell) // 2,
-        top=max(0, (height - used_height) // 2),
-        columns=layout.width,
-        rows=layout.height,
-    )
 
 
 # ------------------------------------------------------------------ the maze
@@ -189,20 +114,6 @@ def _paint_maze(layout: Layout, cell: int, theme: Theme) -> pygame.Surface:
     if scale != 1:
         surface = pygame.transform.smoothscale(surface, (width * cell, height * cell))
     return surface
-
-
-# ------------------------------------------------------------------ fonts
-
-_FONTS: dict[int, Any] = {}
-
-
-def _font(size: int) -> pygame.font.Font:
-    font = _FONTS.get(size)
-    if font is None:
-        if not pygame.font.get_init():
-            pygame.font.init()
-        font = _FONTS[size] = pygame.font.Font(None, size)
-    return font
 
 
 # ------------------------------------------------------------------ agents
@@ -320,7 +231,7 @@ def _draw_banner(
     maze = pygame.Rect(geometry.left, geometry.top, *geometry.maze_size)
     size = max(10, round(cell * 1.4))
     while True:  # smaller letters for a narrow maze, so the box fits across it
-        text = _font(size).render(banner, True, color)
+        text = get_font(size).render(banner, True, color)
         box = pygame.Rect(0, 0, text.get_width() + cell, text.get_height() + cell // 2)
         if box.width <= maze.width or size <= 8:
             break
@@ -343,120 +254,6 @@ def _draw_banner(
     shadow.set_alpha(200)
     surface.blit(shadow, box)
     surface.blit(text, text.get_rect(center=box.center))
-
-
-# ------------------------------------------------------------------ marks and the search overlay
-
-#: The principal variation's colour for Pac-Man's moves, and the overlay's label colours.
-PV_COLOR = (255, 140, 0)
-_LABEL_BACK = (0, 0, 0, 170)
-
-
-def draw_marks(
-    surface: pygame.Surface, geometry: Geometry, marks: Sequence[tuple[tuple[int, int], Color]]
-) -> list[tuple[int, int]]:
-    """Each agent's mark as a translucent square with a solid border; returns the cells drawn.
-
-    Cells outside the maze are left out (an agent may draw anything).
-    """
-    cell = geometry.cell
-    border = max(1, cell // 12)
-    square = pygame.Surface((cell, cell), pygame.SRCALPHA)
-    drawn = []
-    for (x, y), color in marks:
-        if not (0 <= x < geometry.columns and 0 <= y < geometry.rows):
-            continue
-        cx, cy = geometry.center(x, y)
-        rect = pygame.Rect(cx - cell // 2, cy - cell // 2, cell, cell)
-        square.fill((*color, 110))
-        surface.blit(square, rect)
-        pygame.draw.rect(surface, color, rect, border)
-        drawn.append((x, y))
-    return drawn
-
-
-def _value_text(value: Any) -> str:
-    if not isinstance(value, (int, float)):
-        return "?"
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    if math.isnan(value):
-        return "?"
-    return f"{value:.0f}" if abs(value) >= 10 or float(value).is_integer() else f"{value:.1f}"
-
-
-def draw_overlay(
-    surface: pygame.Surface,
-    geometry: Geometry,
-    notes: Any,
-    theme: Theme,
-    paths: bool = True,
-    labels: bool = True,
-) -> dict[str, tuple[int, int]]:
-    """Pac-Man's last search around the cell it searched from: each root action's value in the
-    cell that action leads to (Stop's on Pac-Man's own cell), and the principal variation as
-    paths (Pac-Man's thick, each ghost's thin in its colour). Returns ``{action: cell}`` of the
-    labels drawn. :func:`draw` puts the paths under the agents and the labels over them.
-    Any agent may publish a ``last_result``: one that cannot be read draws nothing.
-    """
-    try:
-        return _overlay(surface, geometry, notes, theme, paths, labels)
-    except Exception:
-        return {}
-
-
-def _overlay(
-    surface: pygame.Surface,
-    geometry: Geometry,
-    notes: Any,
-    theme: Theme,
-    paths: bool,
-    labels: bool,
-) -> dict[str, tuple[int, int]]:
-    from pacman.directions import STOP, VECTORS
-    from pacman.marks import pv_paths
-
-    search, root = notes.search, notes.searched
-    if search is None or root is None:
-        return {}
-    cell = geometry.cell
-    lines = pv_paths(root, tuple(getattr(search, "pv", ()) or ())) if paths else []
-    for agent in range(len(lines) - 1, -1, -1):
-        points = [geometry.center(x, y) for x, y in lines[agent]]
-        if len(points) < 2:
-            continue
-        color = PV_COLOR if agent == 0 else theme.ghost_color(agent)
-        width = max(2, cell // 6) if agent == 0 else max(1, cell // 14)
-        pygame.draw.lines(surface, color, False, points, width)
-        for point in points[1:]:
-            pygame.draw.circle(surface, color, point, width)
-    px, py = root.get_pacman_position()
-    font = _font(max(9, round(cell * 0.45)))
-    placed: dict[str, tuple[int, int]] = {}
-    best = getattr(search, "action", None)
-    values = dict(getattr(search, "values", {}) or {}) if labels else {}
-    for action, value in values.items():
-        dx, dy = (0, 0) if action == STOP else VECTORS.get(action, (0, 0))
-        where = (round(px + dx), round(py + dy))
-        # The action's initial too: a label can sit on a cell Pac-Man has since moved to.
-        label = (
-            f"{action[:1]} {_value_text(value)}" if action != STOP else f"Stop {_value_text(value)}"
-        )
-        text = font.render(label, True, PV_COLOR if action == best else theme.text)
-        cx, cy = geometry.center(*where)
-        if action == STOP:
-            cy += cell // 2  # under Pac-Man, which stays visible
-        else:
-            # At the far side of the cell, mostly clear of Pac-Man once it has moved there.
-            cx += round(dx * cell * 0.55)
-            cy -= round(dy * cell * 0.55)
-        box = text.get_rect(center=(cx, cy)).inflate(4, 2)
-        back = pygame.Surface(box.size, pygame.SRCALPHA)
-        back.fill(_LABEL_BACK)
-        surface.blit(back, box)
-        surface.blit(text, text.get_rect(center=box.center))
-        placed[action] = where
-    return placed
 
 
 def _score_text(score: float) -> str:
@@ -568,8 +365,8 @@ def draw(
     score_size = max(10, round(geometry.bar_height * 0.75))
     # Smaller score letters where the caption's end ("move 18") would not fit beside it.
     tail = "\u2026" + " ".join(caption.split()[-2:]) if caption else ""
-    need = _font(_SMALLEST_TEXT).size(tail)[0] + pad if tail else 0
-    while score_size > 10 and _font(score_size).size(score_text)[0] + need > room:
+    need = get_font(_SMALLEST_TEXT).size(tail)[0] + pad if tail else 0
+    while score_size > 10 and get_font(score_size).size(score_text)[0] + need > room:
         score_size -= 1
     score = _fitted(score_text, score_size, room, theme.score)
     surface.blit(score, score.get_rect(midleft=(geometry.left + pad, middle)))
@@ -587,9 +384,9 @@ _SMALLEST_TEXT = 14
 def _fitted(text: str, size: int, width: int, color: Color) -> pygame.Surface:
     """``text`` rendered at most ``width`` wide: smaller letters first, then its first words
     left out (the end, "move 18", matters most), then its first letters."""
-    while size > _SMALLEST_TEXT and _font(size).size(text)[0] > width:
+    while size > _SMALLEST_TEXT and get_font(size).size(text)[0] > width:
         size -= 1
-    font = _font(size)
+    font = get_font(size)
     words = text.split()
     shorter = [text]
     shorter += ["\u2026" + " ".join(words[start:]) for start in range(1, len(words))]
