@@ -256,10 +256,6 @@ def _draw_banner(
     surface.blit(text, text.get_rect(center=box.center))
 
 
-def _score_text(score: float) -> str:
-    return str(int(score)) if float(score).is_integer() else f"{score:g}"
-
-
 def draw(
     surface: pygame.Surface,
     state: GameState,
@@ -277,19 +273,41 @@ def draw(
 
     ``positions`` overrides where each agent is drawn (index 0 is Pac-Man), for
     smooth movement between cells; ``mouth`` is how open Pac-Man's mouth is (0
-    to 1); ``dying`` runs the death animation (0 to 1: gone); ``caption`` is shown at the right of the score bar (agent name, move
-    count); ``banner`` over the maze (``None``: "YOU WIN!"/"GAME OVER" when the
-    game is over, ``""``: nothing); ``notes`` (:class:`pacman.marks.BoardNotes`) the
-    agents' marks, drawn under food and agents, and with ``overlay`` Pac-Man's last search
-    (:func:`draw_overlay`), its depth and nodes after the caption. Returns the geometry
-    used, so callers can find cells on the surface.
+    to 1); ``dying`` runs the death animation (0 to 1: gone); ``caption`` is shown
+    at the right of the score bar (agent name, move count); ``banner`` over the
+    maze (``None``: "YOU WIN!"/"GAME OVER" when the game is over, ``""``: nothing);
+    ``notes`` (:class:`pacman.marks.BoardNotes`) the agents' marks, drawn under food
+    and agents, and with ``overlay`` Pac-Man's last search (:func:`draw_overlay`),
+    its depth and nodes after the caption. Returns the geometry used, so callers
+    can find cells on the surface.
     """
     theme = get_theme(theme)
-    layout = state.layout
-    geometry = fit(surface.get_size(), layout)
+    geometry = fit(surface.get_size(), state.layout)
+    _draw_board(surface, geometry, state, theme, notes)
+    # The principal variation under the agents, so each path starts from under its agent.
+    search = getattr(notes, "search", None) if overlay else None
+    if search is not None:
+        draw_overlay(surface, geometry, notes, theme, labels=False)
+        found = f"depth {getattr(search, 'depth', '?')}, {getattr(search, 'nodes', '?')} nodes"
+        caption = f"{caption}  {found}" if caption else found
+    where = list(positions) if positions is not None else None
+    _draw_agents(surface, geometry, state, theme, where, mouth, dying)
+    if search is not None:
+        draw_overlay(surface, geometry, notes, theme, paths=False)  # values readable over all
+    text, color = _banner(state, banner, theme)
+    if text:
+        _draw_banner(surface, geometry, text, color, theme, _agent_boxes(geometry, state, where))
+    _draw_score_bar(surface, geometry, state.get_score(), caption, theme)
+    return geometry
+
+
+def _draw_board(
+    surface: pygame.Surface, geometry: Geometry, state: GameState, theme: Theme, notes: Any
+) -> None:
+    """The maze, the agents' marks on it, and the food and capsules over the marks."""
     cell = geometry.cell
     surface.fill(theme.background)
-    surface.blit(_maze_surface(layout, cell, theme), (geometry.left, geometry.top))
+    surface.blit(_maze_surface(state.layout, cell, theme), (geometry.left, geometry.top))
     if notes is not None and notes.marks:
         draw_marks(surface, geometry, notes.marks)
 
@@ -302,25 +320,23 @@ def draw(
         pygame.gfxdraw.aacircle(surface, *center, capsule_radius, theme.capsule)
         pygame.gfxdraw.filled_circle(surface, *center, capsule_radius, theme.capsule)
 
-    # The principal variation under the agents, so each path starts from under its agent.
-    search = getattr(notes, "search", None) if overlay else None
-    if search is not None:
-        draw_overlay(surface, geometry, notes, theme, labels=False)
-        found = f"depth {getattr(search, 'depth', '?')}, {getattr(search, 'nodes', '?')} nodes"
-        caption = f"{caption}  {found}" if caption else found
 
-    count = state.get_num_agents()
-    where = list(positions) if positions is not None else None
-    for index in range(1, count):  # ghosts first, so Pac-Man is drawn on top of a ghost it meets
+def _draw_agents(
+    surface: pygame.Surface,
+    geometry: Geometry,
+    state: GameState,
+    theme: Theme,
+    where: list[tuple[float, float]] | None,
+    mouth: float,
+    dying: float,
+) -> None:
+    """The ghosts, then Pac-Man, each at its ``where`` (``None``: at its cell in ``state``)."""
+    cell = geometry.cell
+    for index in range(1, state.get_num_agents()):  # ghosts first: Pac-Man on top of one it meets
         ghost = state.get_ghost_state(index)
         x, y = where[index] if where is not None else ghost.get_position()
         timer = ghost.scared_timer
-        if timer > 0:
-            flashing = timer <= FLASH_BELOW and timer % 2 == 0
-            body = theme.flash if flashing else theme.scared
-            face = theme.flash_face if flashing else theme.scared_face
-        else:
-            body, face = theme.ghost_color(index), theme.eye
+        body, face = _ghost_colors(theme, index, timer)
         _draw_ghost(
             surface,
             geometry.center(x, y),
@@ -337,44 +353,65 @@ def draw(
         surface, geometry.center(x, y), cell, pacman.get_direction(), mouth, theme.pacman, dying
     )
 
-    if search is not None:
-        draw_overlay(surface, geometry, notes, theme, paths=False)  # values readable over all
 
-    banner_color = theme.text
-    if banner is None:
-        banner = "YOU WIN!" if state.is_win() else "GAME OVER" if state.is_lose() else ""
-        banner_color = theme.score if state.is_win() else GAME_OVER_RED
-    if banner:
-        half = cell // 2
-        agents = [
-            pygame.Rect(cx - half, cy - half, cell, cell)
-            for cx, cy in (
-                geometry.center(*position)
-                for position in (where or [pacman.get_position(), *state.get_ghost_positions()])
-            )
-        ]
-        _draw_banner(surface, geometry, banner, banner_color, theme, agents)
+def _ghost_colors(theme: Theme, index: int, timer: int) -> tuple[Color, Color]:
+    """Ghost ``index``'s body and face: its own colour, or scared (flashing as it runs out)."""
+    if timer > 0:
+        flashing = timer <= FLASH_BELOW and timer % 2 == 0
+        body = theme.flash if flashing else theme.scared
+        face = theme.flash_face if flashing else theme.scared_face
+        return body, face
+    return theme.ghost_color(index), theme.eye
 
+
+def _banner(state: GameState, banner: str | None, theme: Theme) -> tuple[str, Color]:
+    """The banner's text and colour: ``banner`` as given, or the game's end (``None``)."""
+    if banner is not None:
+        return banner, theme.text
+    text = "YOU WIN!" if state.is_win() else "GAME OVER" if state.is_lose() else ""
+    return text, theme.score if state.is_win() else GAME_OVER_RED
+
+
+def _agent_boxes(
+    geometry: Geometry, state: GameState, where: list[tuple[float, float]] | None
+) -> list[pygame.Rect]:
+    """The cell-sized box round each agent as drawn, which a banner keeps clear of."""
+    cell = geometry.cell
+    half = cell // 2
+    positions = where or [state.get_pacman_state().get_position(), *state.get_ghost_positions()]
+    return [
+        pygame.Rect(cx - half, cy - half, cell, cell)
+        for cx, cy in (geometry.center(*position) for position in positions)
+    ]
+
+
+def _draw_score_bar(
+    surface: pygame.Surface, geometry: Geometry, score: float, caption: str | None, theme: Theme
+) -> None:
+    """The bar under the maze: the score at the left, the caption at the right."""
     bar_top = geometry.top + geometry.maze_size[1]
     middle = bar_top + geometry.bar_height // 2
-    pad = max(2, cell // 3)
+    pad = max(2, geometry.cell // 3)
     room = geometry.maze_size[0] - 2 * pad
     # The score first; the caption gets what is left beside it and loses its start if it
     # must ("...Agent  move 18"): on a narrow maze the two never overlap or leave the bar.
-    score_text = f"SCORE {_score_text(state.get_score())}"
+    score_text = f"SCORE {_score_text(score)}"
     score_size = max(10, round(geometry.bar_height * 0.75))
     # Smaller score letters where the caption's end ("move 18") would not fit beside it.
     tail = "\u2026" + " ".join(caption.split()[-2:]) if caption else ""
     need = get_font(_SMALLEST_TEXT).size(tail)[0] + pad if tail else 0
     while score_size > 10 and get_font(score_size).size(score_text)[0] + need > room:
         score_size -= 1
-    score = _fitted(score_text, score_size, room, theme.score)
-    surface.blit(score, score.get_rect(midleft=(geometry.left + pad, middle)))
-    beside = room - score.get_width() - pad
+    shown = _fitted(score_text, score_size, room, theme.score)
+    surface.blit(shown, shown.get_rect(midleft=(geometry.left + pad, middle)))
+    beside = room - shown.get_width() - pad
     if caption and beside > 0:
         text = _fitted(caption, max(9, round(geometry.bar_height * 0.6)), beside, theme.text)
         surface.blit(text, text.get_rect(midright=(geometry.left + pad + room, middle)))
-    return geometry
+
+
+def _score_text(score: float) -> str:
+    return str(int(score)) if float(score).is_integer() else f"{score:g}"
 
 
 #: The smallest letters the score bar uses before it shortens a caption.
