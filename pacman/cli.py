@@ -230,6 +230,7 @@ def resolve_abbreviations(parser: argparse.ArgumentParser, argv: Sequence[str]) 
 
 
 def _check(options: argparse.Namespace) -> None:
+    """Values argparse takes but no game can use: each a ``UsageError`` naming its flag."""
     limits = [
         ("-n/--numGames", options.numGames, 1),
         ("-k/--numghosts", options.numghosts, 0),

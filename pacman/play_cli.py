@@ -43,6 +43,7 @@ def _numbered(path: str, index: int, count: int) -> str:
 
 
 def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name: str | None) -> Any:
+    """The window, text (``-t``, or where no window opens and nobody needs the keyboard) or none."""
     if options.quietTextGraphics:
         return None
     from pacman.view.text import TextDisplay
@@ -79,6 +80,7 @@ def _keyboard_cannot_play(options: argparse.Namespace, why: str) -> UsageError:
 def _frame_recorder(
     options: argparse.Namespace, index: int, count: int, agent_name: str | None
 ) -> Any:
+    """The GIF and PNG frames (``--gif``, ``--frames``) of counted game ``index`` of ``count``."""
     from pacman.view.frames import FrameRecorder
 
     gif = _numbered(options.gif, index, count) if options.gif else None
@@ -97,6 +99,7 @@ def _frame_recorder(
 def _html_replay(
     options: argparse.Namespace, index: int, count: int, agent_name: str | None
 ) -> Any:
+    """The HTML replay (``--html``) of counted game ``index`` of ``count``."""
     from pacman.view.html_replay import HtmlReplay
 
     return HtmlReplay(
@@ -109,6 +112,7 @@ def _html_replay(
 
 
 def _outcome_line(result: Any) -> str:
+    """CS188's line for a game's end, or how a crash or ``--max-moves`` ended it."""
     if result.crashed:
         return f"{result.crash}. Score: {result.score:g}"
     if result.win:
