@@ -1,5 +1,7 @@
 """The ``pacman`` command: CS188's ``pacman.py`` flags, plus batch options.
 
+Here argv becomes checked options; :mod:`pacman.play_cli` plays (or replays) what they ask for.
+
 ``pacman autograde ...`` runs the autograder with ``autograder.py``'s flags.
 A user's mistake prints one line and exits 2; an agent crash without ``-c``
 prints one line and exits 1.
@@ -8,23 +10,17 @@ prints one line and exits 1.
 from __future__ import annotations
 
 import argparse
-import json
-import random
-import shlex
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from pacman.commandline import CommandParser
 from pacman.errors import (
     AgentCrashed,
-    AgentExited,
-    DisplayUnavailable,
     PacmanError,
     UsageError,
     machine_problem,
 )
+from pacman.play_cli import AUTO_RECORD, play_games, replay_game
 
 #: CS188's long flags: an abbreviation that fits one of these and a newer flag means the CS188 one.
 CS188_FLAGS = (
@@ -46,12 +42,9 @@ CS188_FLAGS = (
     "--timeout",
 )
 
-AUTO_RECORD = "<auto>"
-#: The per-move and per-game limit of -c without --timeout (CS188's 30 s).
-DEFAULT_TIMEOUT = 30.0
-
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``pacman`` command's parser: CS188's flags first, in ``pacman.py``'s order, then ours."""
     parser = CommandParser(
         prog="pacman",
         description="Play Pac-Man: watch agents, play with the keyboard, or run batches of games.",
@@ -59,6 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
         "pacman -p AlphaBetaAgent -a depth=3 -q -n 100 --jobs 2 --json out.jsonl; "
         "pacman autograde -q q2; pacman tree -p AlphaBetaAgent -a depth=2 --html tree.html",
     )
+    # Each group in the order --help lists it (argparse lists flags in the order they are added).
+    _add_cs188_flags(parser)
+    _add_seed_flags(parser)
+    _add_batch_flags(parser)
+    _add_picture_flags(parser)
+    _add_isolation_flag(parser)
+    parser.add_argument("--version", action="version", version="pacman-multiagent 0.1.0")
+    return parser
+
+
+def _add_cs188_flags(parser: argparse.ArgumentParser) -> None:
+    """CS188's ``pacman.py`` flags: its names, letters and defaults, which course handouts use."""
     add = parser.add_argument
     add("-n", "--numGames", type=int, default=1, metavar="N", help="games to play (default 1)")
     add(
@@ -126,6 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="per-move and per-game time limit per agent (default: 30 with -c, else none); "
         "over it, the run ends with exit 1, or with -c that game",
     )
+
+
+def _add_seed_flags(parser: argparse.ArgumentParser) -> None:
+    """What decides a game's randomness: the seed, and the ghosts' secret beside it."""
+    add = parser.add_argument
     add("--seed", type=int, metavar="S", help="game i is seeded with S + i (default: random)")
     add(
         "--game-secret",
@@ -133,6 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="what the ghosts draw with, beside the seed (default: none in-process, a new "
         "one each run with --isolation sandbox; @FILE reads it from FILE)",
     )
+
+
+def _add_batch_flags(parser: argparse.ArgumentParser) -> None:
+    """Many games: where they are played, what each leaves behind (JSON lines, search
+    statistics), how long one may run."""
+    add = parser.add_argument
     add(
         "--jobs",
         type=int,
@@ -159,6 +175,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the Pac-Man agent's search statistics after each game",
     )
+
+
+def _add_picture_flags(parser: argparse.ArgumentParser) -> None:
+    """Pictures of each game (GIF, PNG frames, HTML replay) and how the window and they look."""
+    add = parser.add_argument
     add("--gif", metavar="FILE", help="save each game as an animated GIF (needs no window)")
     add("--frames", metavar="DIR", help="save each frame as a PNG in DIR (needs no window)")
     add(
@@ -178,18 +199,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="save each game as one self-contained HTML replay (play, step, scrub, speed)",
     )
-    add(
+
+
+def _add_isolation_flag(parser: argparse.ArgumentParser) -> None:
+    """Whether agents from files play from sandboxed workers."""
+    parser.add_argument(
         "--isolation",
         choices=("none", "sandbox"),
         default="none",
         help="sandbox: agents from files (not the project's) play from the autograder's "
         "sandboxed workers, where they cannot change the game (default none)",
     )
-    add("--version", action="version", version="pacman-multiagent 0.1.0")
-    return parser
 
 
-def _resolve_abbreviations(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+def resolve_abbreviations(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
     """Let an abbreviation shared by a CS188 flag and a newer one mean the CS188 flag (``--frame``)."""
     actions = parser._option_string_actions
     longs = [name for name in actions if name.startswith("--")]
@@ -207,6 +230,7 @@ def _resolve_abbreviations(parser: argparse.ArgumentParser, argv: Sequence[str])
 
 
 def _check(options: argparse.Namespace) -> None:
+    """Values argparse takes but no game can use: each a ``UsageError`` naming its flag."""
     limits = [
         ("-n/--numGames", options.numGames, 1),
         ("-k/--numghosts", options.numghosts, 0),
@@ -242,340 +266,6 @@ def _check(options: argparse.Namespace) -> None:
         )
 
 
-def _numbered(path: str, index: int, count: int) -> str:
-    """``game.gif`` for a single game; ``game-1.gif``, ``game-2.gif``... for several (as CS188 counts)."""
-    if count == 1:
-        return path
-    file = Path(path)
-    return str(file.with_name(f"{file.stem}-{index + 1}{file.suffix}"))
-
-
-def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name: str | None) -> Any:
-    if options.quietTextGraphics:
-        return None
-    from pacman.view.text import TextDisplay
-
-    if options.textGraphics:
-        return TextDisplay(frame_time=options.frameTime)
-    try:
-        from pacman.view.pygame_view import PygameDisplay
-
-        return PygameDisplay(
-            zoom=options.zoom,
-            frame_time=options.frameTime,
-            theme=options.theme,
-            agent_name=agent_name,
-            values=options.values,
-        )
-    except (DisplayUnavailable, ImportError) as error:
-        if wants_keyboard:
-            cause = getattr(error, "reason", error)
-            raise _keyboard_cannot_play(options, f"and none can be opened here ({cause})") from None
-        print(f"pacman: {error}; showing the game as text instead", file=sys.stderr)
-        return TextDisplay(frame_time=options.frameTime)
-
-
-def _keyboard_cannot_play(options: argparse.Namespace, why: str) -> UsageError:
-    """The keyboard agent cannot play: ``why``, and a command that shows a game here instead."""
-    watch = f"pacman -p GreedyAgent -t -l {shlex.quote(options.layout)}"
-    return UsageError(
-        f"playing with the keyboard (-p KeyboardAgent, the default) needs a window, {why}; "
-        f"to watch an agent play in text instead: {watch}"
-    )
-
-
-def _frame_recorder(
-    options: argparse.Namespace, index: int, count: int, agent_name: str | None
-) -> Any:
-    from pacman.view.frames import FrameRecorder
-
-    gif = _numbered(options.gif, index, count) if options.gif else None
-    folder = _numbered(options.frames, index, count) if options.frames else None
-    return FrameRecorder(
-        gif=gif,
-        frames_dir=folder,
-        zoom=options.zoom,
-        frame_time=options.frameTime,
-        theme=options.theme,
-        agent_name=agent_name,
-        values=options.values,
-    )
-
-
-def _html_replay(
-    options: argparse.Namespace, index: int, count: int, agent_name: str | None
-) -> Any:
-    from pacman.view.html_replay import HtmlReplay
-
-    return HtmlReplay(
-        _numbered(options.html, index, count),
-        theme=options.theme,
-        agent_name=agent_name,
-        frame_time=options.frameTime,
-        values=options.values,
-    )
-
-
-def _outcome_line(result: Any) -> str:
-    if result.crashed:
-        return f"{result.crash}. Score: {result.score:g}"
-    if result.win:
-        return f"Pacman emerges victorious! Score: {result.score:g}"
-    if result.lose:
-        return f"Pacman died! Score: {result.score:g}"
-    return f"Game stopped after {result.pacman_moves} Pac-Man moves. Score: {result.score:g}"
-
-
-def print_summary(results: Sequence[Any], stream: Any = None) -> None:
-    """CS188's closing lines."""
-    stream = stream or sys.stdout
-    scores = [result.score for result in results]
-    wins = [result.win for result in results]
-    print("Average Score:", sum(scores) / len(scores), file=stream)
-    print("Scores:       ", ", ".join(str(score) for score in scores), file=stream)
-    print(
-        f"Win Rate:      {wins.count(True)}/{len(wins)} ({wins.count(True) / len(wins):.2f})",
-        file=stream,
-    )
-    print("Record:       ", ", ".join("Win" if win else "Loss" for win in wins), file=stream)
-
-
-def _replay(options: argparse.Namespace) -> int:
-    from pacman.runner import load_record, replay
-
-    try:
-        record = load_record(options.replay)
-    except UnicodeDecodeError as error:  # load_record reads the file as text and lets this through
-        raise PacmanError(
-            f"--replay {options.replay}: not a game record (byte "
-            f"0x{error.object[error.start]:02x} at offset {error.start} is not UTF-8 text)"
-        ) from None
-    name = record.get("pacman")
-    display = _make_display(options, wants_keyboard=False, agent_name=name)
-    observers = [display] if display is not None else []
-    if options.gif or options.frames:
-        observers.append(_frame_recorder(options, 0, 1, name))
-    if options.html:
-        observers.append(_html_replay(options, 0, 1, name))
-    try:
-        result = replay(record, observers)
-    except PacmanError as error:
-        raise PacmanError(f"--replay {options.replay}: {error}") from None
-    finally:
-        for observer in observers:
-            close = getattr(observer, "close", None)
-            if close is not None:
-                close()
-    print(_outcome_line(result))
-    if result.score != record.get("score", result.score):
-        print(
-            f"pacman: warning: the record says score {record['score']}, replay gave {result.score}",
-            file=sys.stderr,
-        )
-    return 0
-
-
-def _check_outputs(options: argparse.Namespace) -> None:
-    """Every output path is checked (and its folders made) before the first game."""
-    from pacman.outputs import prepare_output_file, prepare_output_folder
-
-    if options.json:
-        prepare_output_file("--json", options.json)
-    if options.record and options.record != AUTO_RECORD:
-        prepare_output_file("--record", options.record)
-    if options.gif:
-        if not options.gif.lower().endswith(".gif"):
-            raise UsageError(f"--gif {options.gif}: the file name must end in .gif")
-        prepare_output_file("--gif", options.gif)
-    if options.html:
-        prepare_output_file("--html", options.html)
-    if options.frames:
-        prepare_output_folder("--frames", options.frames)
-
-
-def _play(options: argparse.Namespace) -> int:
-    from pacman.execution import InOrder, Interrupted, interruption_handled, signals_deferred
-    from pacman.layout import load_layout, playable
-    from pacman.loading import accepts, parse_agent_args
-    from pacman.mazegen import save_layout
-    from pacman.outputs import StreamedLines, write_atomically
-    from pacman.runner import (
-        GameSpec,
-        agent_class,
-        batch,
-        game_record,
-        json_line,
-        stream_games,
-    )
-    from pacman.seeding import read_secret
-
-    layout = playable(load_layout(options.layout))
-    save_layout(layout, options.save_layout)  # --save-layout FILE, if given
-    for warning in layout.warnings:
-        print(f"pacman: warning: {warning}", file=sys.stderr)
-    if options.isolation == "sandbox":
-        from pacman.runner import sandbox_class  # the agents' files are not imported
-
-        pacman_class = sandbox_class(options.pacman, "agent")
-        sandbox_class(options.ghosts, "ghost")
-    else:
-        pacman_class = agent_class(options.pacman, "agent")
-        agent_class(options.ghosts, "ghost")
-    agent_args = parse_agent_args(options.agentArgs)
-    if (
-        options.numTraining
-        and "numTraining" not in agent_args
-        and accepts(pacman_class, "numTraining")
-    ):
-        # As CS188 does, for learning agents; others would fail on an argument they never use.
-        agent_args["numTraining"] = str(options.numTraining)
-    wants_keyboard = pacman_class.__name__ == "KeyboardAgent"
-    parallel = options.jobs > 1 or options.scheduler is not None
-    if wants_keyboard and (options.textGraphics or options.quietTextGraphics or parallel):
-        from pacman.view.pygame_view import missing_display
-
-        flag = (
-            "-t"
-            if options.textGraphics
-            else "-q"
-            if options.quietTextGraphics
-            else "--jobs"
-            if options.jobs > 1
-            else "--scheduler"
-        )
-        problem = missing_display()
-        raise _keyboard_cannot_play(
-            options,
-            f"and none can be opened here ({problem})"
-            if problem
-            else f"which {flag} does not open: leave out {flag} to play yourself",
-        )
-    if options.seed is not None:
-        seed = options.seed
-    elif options.fixRandomSeed:
-        seed = 0
-    else:
-        seed = random.SystemRandom().randrange(2**31)
-
-    display = None
-    if parallel:
-        if options.gif or options.frames or options.html:
-            raise UsageError(
-                "--gif/--frames/--html record games one at a time: leave out --jobs/--scheduler"
-            )
-        _check_outputs(options)
-        if not options.quietTextGraphics:
-            print("pacman: --jobs/--scheduler play without a display", file=sys.stderr)
-    else:
-        _check_outputs(options)
-        display = _make_display(options, wants_keyboard, pacman_class.__name__)
-
-    count = options.numGames
-    training = options.numTraining
-    spec = GameSpec(
-        layout=layout.name,  # a random: spec without seed= names its board here
-        pacman=options.pacman,
-        pacman_args=agent_args,
-        ghost=options.ghosts,
-        num_ghosts=options.numghosts,
-        seed=seed,
-        catch_exceptions=options.catchExceptions,
-        # CS188 times agents only with -c; an explicit --timeout is a limit either way.
-        timeout=options.timeout or (DEFAULT_TIMEOUT if options.catchExceptions else None),
-        max_moves=options.max_moves,
-        keep_notes=bool(options.record),
-        isolation=options.isolation,
-        secret=None if options.game_secret is None else read_secret(options.game_secret),
-    )
-
-    recorders: list[Any] = []
-
-    def observers_for(index: int) -> list[Any]:
-        if index < training:
-            return []
-        watching = [display] if display is not None else []
-        if options.gif or options.frames:
-            recorders.append(
-                _frame_recorder(options, index - training, count - training, pacman_class.__name__)
-            )
-            watching.append(recorders[-1])
-        if options.html:
-            recorders.append(
-                _html_replay(options, index - training, count - training, pacman_class.__name__)
-            )
-            watching.append(recorders[-1])
-        return watching
-
-    from pacman.game import QuitRequested
-
-    results: dict[int, Any] = {}
-    code = 0
-    lines = StreamedLines(options.json) if options.json else None
-    extra = {"pacman_args": agent_args, "ghost": options.ghosts}
-    progress = display is None and count >= 10 and sys.stderr.isatty()
-
-    def show(result: Any) -> None:
-        if not progress:
-            print(_outcome_line(result), flush=True)
-        if options.stats and result.stats:
-            print(result.stats)
-
-    # Per-game lines in game order (CS188's), though games may finish in any order.
-    in_order: InOrder[Any] = InOrder(training)
-    with interruption_handled():
-        try:
-            for index, result in stream_games(
-                batch(spec, count),
-                jobs=options.jobs,
-                scheduler=options.scheduler,
-                observers_for=observers_for,
-                progress=progress,
-            ):
-                if index < training:
-                    continue
-                with signals_deferred():
-                    results[index] = result
-                    if lines is not None:
-                        lines.add(index, json_line(index, result, extra))
-                    if options.record:
-                        name = (
-                            f"recorded-game-{index}.json"
-                            if options.record == AUTO_RECORD
-                            else _numbered(options.record, index - training, count - training)
-                        )
-                        layout_ghosts = min(options.numghosts, layout.num_ghosts)
-                        write_atomically(
-                            name, json.dumps(game_record(result, layout, layout_ghosts))
-                        )
-                for ready in in_order.add(index, result):
-                    show(ready)
-        except QuitRequested as quit:
-            print(f"pacman: {quit}; stopping", file=sys.stderr)
-        except Interrupted as stop:
-            where = f"; results in {options.json}" if options.json else ""
-            print(
-                f"pacman: interrupted: {len(results)} of {count - training} games{where}",
-                file=sys.stderr,
-            )
-            code = stop.exit_code
-        except AgentCrashed as crash:
-            hint = "" if isinstance(crash, AgentExited) else " (use -c to record crashes and go on)"
-            finished = f"{len(results)} finished game{'' if len(results) == 1 else 's'}"
-            kept = f"; {finished} kept in {options.json}" if lines else ""
-            print(f"pacman: {crash}{hint}{kept}", file=sys.stderr)
-            code = 1
-        finally:
-            for ready in in_order.rest():
-                show(ready)
-            for recorder in recorders:
-                recorder.close()  # a run stopped half way still leaves whole files
-            if lines is not None:
-                lines.finish()
-    if results and code != 1:
-        print_summary([results[index] for index in sorted(results)])
-    return code
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``pacman`` and ``python -m pacman``; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -591,11 +281,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     try:
-        options = parser.parse_args(_resolve_abbreviations(parser, args))
+        options = parser.parse_args(resolve_abbreviations(parser, args))
         _check(options)
         if options.replay:
-            return _replay(options)
-        return _play(options)
+            return replay_game(options)
+        return play_games(options)
     except PacmanError as error:
         print(f"pacman: {error}", file=sys.stderr)
         return 1 if isinstance(error, AgentCrashed) else 2

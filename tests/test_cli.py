@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from short_games import run_pacman_without_display
 
-from pacman.cli import build_parser, main
+from pacman.cli import build_parser, main, resolve_abbreviations
 from pacman.loading import parse_agent_args
 
 
@@ -53,9 +53,7 @@ def test_cs188_defaults_and_abbreviations():
         None,
         0,
     )
-    from pacman.cli import _resolve_abbreviations
-
-    args = _resolve_abbreviations(
+    args = resolve_abbreviations(
         parser, ["--frame", "0.05", "--numG", "3", "--lay=smallClassic", "--rec"]
     )
     options = parser.parse_args(args)

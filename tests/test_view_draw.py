@@ -234,7 +234,9 @@ def test_the_score_bar_of_a_small_layout_keeps_score_and_caption_apart_and_insid
 
 
 def test_a_caption_too_long_for_the_bar_loses_its_first_words_not_its_end():
-    font = drawing._font(drawing._SMALLEST_TEXT)
+    from pacman.view.canvas import get_font
+
+    font = get_font(drawing._SMALLEST_TEXT)
     width = font.size("\u2026move 51")[0]
     shown = drawing._fitted("GreedyAgent  move 51", 30, width, (255, 255, 255))
     assert shown.get_width() == width

@@ -10,30 +10,31 @@ opens a display.
 
 The static maze is rendered once per (layout, cell size, theme) and reused;
 fonts are loaded once per size. Importing this module imports pygame, so the
-game itself never imports it.
+game itself never imports it. Where the maze sits and the fonts are in
+:mod:`pacman.view.canvas`, the agents' marks and the search overlay in
+:mod:`pacman.view.notes`; their public names are here too, as before.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pacman.errors import DisplayUnavailable
-from pacman.extras import install_hint
-
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-try:
-    import pygame
-    import pygame.gfxdraw
-except ImportError as _error:  # pragma: no cover - exercised only without pygame
-    raise DisplayUnavailable(
-        f"pygame is not installed: {install_hint('pygame')} for the window, or use -t/-q for text",
-        reason=f"pygame is not installed: {install_hint('pygame')}",
-    ) from _error
+# pygame comes from canvas, which turns a missing pygame into DisplayUnavailable.
+from pacman.view.canvas import BASE_CELL, Geometry, fit, frame_size, get_font, pygame
+from pacman.view.notes import PV_COLOR, draw_marks, draw_overlay
+from pacman.view.themes import (
+    CLASSIC,
+    FLASH_BELOW,
+    GAME_OVER_RED,
+    LIGHT,
+    THEMES,
+    Color,
+    Theme,
+    get_theme,
+)
 
 if TYPE_CHECKING:
     from pacman.layout import Layout
@@ -58,85 +59,9 @@ __all__ = [
     "rgb_array",
 ]
 
-from pacman.view.themes import (
-    CLASSIC,
-    FLASH_BELOW,
-    GAME_OVER_RED,
-    LIGHT,
-    THEMES,
-    Color,
-    Theme,
-    get_theme,
-)
-
-#: Pixels per maze cell at zoom 1 (CS188's grid size).
-BASE_CELL = 30
-#: Height of the score bar, in cells.
-BAR_CELLS = 1.2
-
-
 #: Screen angle (degrees, counter-clockwise from east, y up) each direction faces.
 _FACING_ANGLE = {"East": 0.0, "North": 90.0, "West": 180.0, "South": 270.0}
 _LOOK = {"East": (1, 0), "West": (-1, 0), "North": (0, -1), "South": (0, 1)}
-
-
-@dataclass(frozen=True)
-class Geometry:
-    """Where the maze sits on a surface: integer cell size and the maze's top-left corner."""
-
-    cell: int
-    left: int
-    top: int
-    columns: int
-    rows: int
-
-    @property
-    def bar_height(self) -> int:
-        return _bar(self.cell)
-
-    @property
-    def maze_size(self) -> tuple[int, int]:
-        return self.columns * self.cell, self.rows * self.cell
-
-    def center(self, x: float, y: float) -> tuple[int, int]:
-        """The pixel at the centre of board position (x, y) (y grows upward on the board)."""
-        cell = self.cell
-        return (
-            self.left + round((x + 0.5) * cell),
-            self.top + round((self.rows - 1 - y + 0.5) * cell),
-        )
-
-
-def _bar(cell: int) -> int:
-    """The score bar's height for a cell size."""
-    return max(12, round(cell * BAR_CELLS))
-
-
-def _cell_for_zoom(zoom: float) -> int:
-    return max(4, round(BASE_CELL * zoom))
-
-
-def frame_size(layout: Layout, zoom: float = 1.0) -> tuple[int, int]:
-    """The natural (width, height) in pixels of a drawing of ``layout`` at ``zoom``."""
-    cell = _cell_for_zoom(zoom)
-    return layout.width * cell, layout.height * cell + _bar(cell)
-
-
-def fit(size: tuple[int, int], layout: Layout) -> Geometry:
-    """The largest whole-pixel cell that fits the maze and its bar in ``size``, centred."""
-    width, height = size
-    cell = width // layout.width
-    while cell > 2 and layout.height * cell + _bar(cell) > height:
-        cell -= 1
-    cell = max(2, cell)
-    used_height = layout.height * cell + _bar(cell)
-    return Geometry(
-        cell=cell,
-        left=(width - layout.width * cell) // 2,
-        top=max(0, (height - used_height) // 2),
-        columns=layout.width,
-        rows=layout.height,
-    )
 
 
 # ------------------------------------------------------------------ the maze
@@ -189,20 +114,6 @@ def _paint_maze(layout: Layout, cell: int, theme: Theme) -> pygame.Surface:
     if scale != 1:
         surface = pygame.transform.smoothscale(surface, (width * cell, height * cell))
     return surface
-
-
-# ------------------------------------------------------------------ fonts
-
-_FONTS: dict[int, Any] = {}
-
-
-def _font(size: int) -> pygame.font.Font:
-    font = _FONTS.get(size)
-    if font is None:
-        if not pygame.font.get_init():
-            pygame.font.init()
-        font = _FONTS[size] = pygame.font.Font(None, size)
-    return font
 
 
 # ------------------------------------------------------------------ agents
@@ -320,7 +231,7 @@ def _draw_banner(
     maze = pygame.Rect(geometry.left, geometry.top, *geometry.maze_size)
     size = max(10, round(cell * 1.4))
     while True:  # smaller letters for a narrow maze, so the box fits across it
-        text = _font(size).render(banner, True, color)
+        text = get_font(size).render(banner, True, color)
         box = pygame.Rect(0, 0, text.get_width() + cell, text.get_height() + cell // 2)
         if box.width <= maze.width or size <= 8:
             break
@@ -345,124 +256,6 @@ def _draw_banner(
     surface.blit(text, text.get_rect(center=box.center))
 
 
-# ------------------------------------------------------------------ marks and the search overlay
-
-#: The principal variation's colour for Pac-Man's moves, and the overlay's label colours.
-PV_COLOR = (255, 140, 0)
-_LABEL_BACK = (0, 0, 0, 170)
-
-
-def draw_marks(
-    surface: pygame.Surface, geometry: Geometry, marks: Sequence[tuple[tuple[int, int], Color]]
-) -> list[tuple[int, int]]:
-    """Each agent's mark as a translucent square with a solid border; returns the cells drawn.
-
-    Cells outside the maze are left out (an agent may draw anything).
-    """
-    cell = geometry.cell
-    border = max(1, cell // 12)
-    square = pygame.Surface((cell, cell), pygame.SRCALPHA)
-    drawn = []
-    for (x, y), color in marks:
-        if not (0 <= x < geometry.columns and 0 <= y < geometry.rows):
-            continue
-        cx, cy = geometry.center(x, y)
-        rect = pygame.Rect(cx - cell // 2, cy - cell // 2, cell, cell)
-        square.fill((*color, 110))
-        surface.blit(square, rect)
-        pygame.draw.rect(surface, color, rect, border)
-        drawn.append((x, y))
-    return drawn
-
-
-def _value_text(value: Any) -> str:
-    if not isinstance(value, (int, float)):
-        return "?"
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    if math.isnan(value):
-        return "?"
-    return f"{value:.0f}" if abs(value) >= 10 or float(value).is_integer() else f"{value:.1f}"
-
-
-def draw_overlay(
-    surface: pygame.Surface,
-    geometry: Geometry,
-    notes: Any,
-    theme: Theme,
-    paths: bool = True,
-    labels: bool = True,
-) -> dict[str, tuple[int, int]]:
-    """Pac-Man's last search around the cell it searched from: each root action's value in the
-    cell that action leads to (Stop's on Pac-Man's own cell), and the principal variation as
-    paths (Pac-Man's thick, each ghost's thin in its colour). Returns ``{action: cell}`` of the
-    labels drawn. :func:`draw` puts the paths under the agents and the labels over them.
-    Any agent may publish a ``last_result``: one that cannot be read draws nothing.
-    """
-    try:
-        return _overlay(surface, geometry, notes, theme, paths, labels)
-    except Exception:
-        return {}
-
-
-def _overlay(
-    surface: pygame.Surface,
-    geometry: Geometry,
-    notes: Any,
-    theme: Theme,
-    paths: bool,
-    labels: bool,
-) -> dict[str, tuple[int, int]]:
-    from pacman.directions import STOP, VECTORS
-    from pacman.marks import pv_paths
-
-    search, root = notes.search, notes.searched
-    if search is None or root is None:
-        return {}
-    cell = geometry.cell
-    lines = pv_paths(root, tuple(getattr(search, "pv", ()) or ())) if paths else []
-    for agent in range(len(lines) - 1, -1, -1):
-        points = [geometry.center(x, y) for x, y in lines[agent]]
-        if len(points) < 2:
-            continue
-        color = PV_COLOR if agent == 0 else theme.ghost_color(agent)
-        width = max(2, cell // 6) if agent == 0 else max(1, cell // 14)
-        pygame.draw.lines(surface, color, False, points, width)
-        for point in points[1:]:
-            pygame.draw.circle(surface, color, point, width)
-    px, py = root.get_pacman_position()
-    font = _font(max(9, round(cell * 0.45)))
-    placed: dict[str, tuple[int, int]] = {}
-    best = getattr(search, "action", None)
-    values = dict(getattr(search, "values", {}) or {}) if labels else {}
-    for action, value in values.items():
-        dx, dy = (0, 0) if action == STOP else VECTORS.get(action, (0, 0))
-        where = (round(px + dx), round(py + dy))
-        # The action's initial too: a label can sit on a cell Pac-Man has since moved to.
-        label = (
-            f"{action[:1]} {_value_text(value)}" if action != STOP else f"Stop {_value_text(value)}"
-        )
-        text = font.render(label, True, PV_COLOR if action == best else theme.text)
-        cx, cy = geometry.center(*where)
-        if action == STOP:
-            cy += cell // 2  # under Pac-Man, which stays visible
-        else:
-            # At the far side of the cell, mostly clear of Pac-Man once it has moved there.
-            cx += round(dx * cell * 0.55)
-            cy -= round(dy * cell * 0.55)
-        box = text.get_rect(center=(cx, cy)).inflate(4, 2)
-        back = pygame.Surface(box.size, pygame.SRCALPHA)
-        back.fill(_LABEL_BACK)
-        surface.blit(back, box)
-        surface.blit(text, text.get_rect(center=box.center))
-        placed[action] = where
-    return placed
-
-
-def _score_text(score: float) -> str:
-    return str(int(score)) if float(score).is_integer() else f"{score:g}"
-
-
 def draw(
     surface: pygame.Surface,
     state: GameState,
@@ -480,19 +273,41 @@ def draw(
 
     ``positions`` overrides where each agent is drawn (index 0 is Pac-Man), for
     smooth movement between cells; ``mouth`` is how open Pac-Man's mouth is (0
-    to 1); ``dying`` runs the death animation (0 to 1: gone); ``caption`` is shown at the right of the score bar (agent name, move
-    count); ``banner`` over the maze (``None``: "YOU WIN!"/"GAME OVER" when the
-    game is over, ``""``: nothing); ``notes`` (:class:`pacman.marks.BoardNotes`) the
-    agents' marks, drawn under food and agents, and with ``overlay`` Pac-Man's last search
-    (:func:`draw_overlay`), its depth and nodes after the caption. Returns the geometry
-    used, so callers can find cells on the surface.
+    to 1); ``dying`` runs the death animation (0 to 1: gone); ``caption`` is shown
+    at the right of the score bar (agent name, move count); ``banner`` over the
+    maze (``None``: "YOU WIN!"/"GAME OVER" when the game is over, ``""``: nothing);
+    ``notes`` (:class:`pacman.marks.BoardNotes`) the agents' marks, drawn under food
+    and agents, and with ``overlay`` Pac-Man's last search (:func:`draw_overlay`),
+    its depth and nodes after the caption. Returns the geometry used, so callers
+    can find cells on the surface.
     """
     theme = get_theme(theme)
-    layout = state.layout
-    geometry = fit(surface.get_size(), layout)
+    geometry = fit(surface.get_size(), state.layout)
+    _draw_board(surface, geometry, state, theme, notes)
+    # The principal variation under the agents, so each path starts from under its agent.
+    search = getattr(notes, "search", None) if overlay else None
+    if search is not None:
+        draw_overlay(surface, geometry, notes, theme, labels=False)
+        found = f"depth {getattr(search, 'depth', '?')}, {getattr(search, 'nodes', '?')} nodes"
+        caption = f"{caption}  {found}" if caption else found
+    where = list(positions) if positions is not None else None
+    _draw_agents(surface, geometry, state, theme, where, mouth, dying)
+    if search is not None:
+        draw_overlay(surface, geometry, notes, theme, paths=False)  # values readable over all
+    text, color = _banner(state, banner, theme)
+    if text:
+        _draw_banner(surface, geometry, text, color, theme, _agent_boxes(geometry, state, where))
+    _draw_score_bar(surface, geometry, state.get_score(), caption, theme)
+    return geometry
+
+
+def _draw_board(
+    surface: pygame.Surface, geometry: Geometry, state: GameState, theme: Theme, notes: Any
+) -> None:
+    """The maze, the agents' marks on it, and the food and capsules over the marks."""
     cell = geometry.cell
     surface.fill(theme.background)
-    surface.blit(_maze_surface(layout, cell, theme), (geometry.left, geometry.top))
+    surface.blit(_maze_surface(state.layout, cell, theme), (geometry.left, geometry.top))
     if notes is not None and notes.marks:
         draw_marks(surface, geometry, notes.marks)
 
@@ -505,25 +320,23 @@ def draw(
         pygame.gfxdraw.aacircle(surface, *center, capsule_radius, theme.capsule)
         pygame.gfxdraw.filled_circle(surface, *center, capsule_radius, theme.capsule)
 
-    # The principal variation under the agents, so each path starts from under its agent.
-    search = getattr(notes, "search", None) if overlay else None
-    if search is not None:
-        draw_overlay(surface, geometry, notes, theme, labels=False)
-        found = f"depth {getattr(search, 'depth', '?')}, {getattr(search, 'nodes', '?')} nodes"
-        caption = f"{caption}  {found}" if caption else found
 
-    count = state.get_num_agents()
-    where = list(positions) if positions is not None else None
-    for index in range(1, count):  # ghosts first, so Pac-Man is drawn on top of a ghost it meets
+def _draw_agents(
+    surface: pygame.Surface,
+    geometry: Geometry,
+    state: GameState,
+    theme: Theme,
+    where: list[tuple[float, float]] | None,
+    mouth: float,
+    dying: float,
+) -> None:
+    """The ghosts, then Pac-Man, each at its ``where`` (``None``: at its cell in ``state``)."""
+    cell = geometry.cell
+    for index in range(1, state.get_num_agents()):  # ghosts first: Pac-Man on top of one it meets
         ghost = state.get_ghost_state(index)
         x, y = where[index] if where is not None else ghost.get_position()
         timer = ghost.scared_timer
-        if timer > 0:
-            flashing = timer <= FLASH_BELOW and timer % 2 == 0
-            body = theme.flash if flashing else theme.scared
-            face = theme.flash_face if flashing else theme.scared_face
-        else:
-            body, face = theme.ghost_color(index), theme.eye
+        body, face = _ghost_colors(theme, index, timer)
         _draw_ghost(
             surface,
             geometry.center(x, y),
@@ -540,44 +353,65 @@ def draw(
         surface, geometry.center(x, y), cell, pacman.get_direction(), mouth, theme.pacman, dying
     )
 
-    if search is not None:
-        draw_overlay(surface, geometry, notes, theme, paths=False)  # values readable over all
 
-    banner_color = theme.text
-    if banner is None:
-        banner = "YOU WIN!" if state.is_win() else "GAME OVER" if state.is_lose() else ""
-        banner_color = theme.score if state.is_win() else GAME_OVER_RED
-    if banner:
-        half = cell // 2
-        agents = [
-            pygame.Rect(cx - half, cy - half, cell, cell)
-            for cx, cy in (
-                geometry.center(*position)
-                for position in (where or [pacman.get_position(), *state.get_ghost_positions()])
-            )
-        ]
-        _draw_banner(surface, geometry, banner, banner_color, theme, agents)
+def _ghost_colors(theme: Theme, index: int, timer: int) -> tuple[Color, Color]:
+    """Ghost ``index``'s body and face: its own colour, or scared (flashing as it runs out)."""
+    if timer > 0:
+        flashing = timer <= FLASH_BELOW and timer % 2 == 0
+        body = theme.flash if flashing else theme.scared
+        face = theme.flash_face if flashing else theme.scared_face
+        return body, face
+    return theme.ghost_color(index), theme.eye
 
+
+def _banner(state: GameState, banner: str | None, theme: Theme) -> tuple[str, Color]:
+    """The banner's text and colour: ``banner`` as given, or the game's end (``None``)."""
+    if banner is not None:
+        return banner, theme.text
+    text = "YOU WIN!" if state.is_win() else "GAME OVER" if state.is_lose() else ""
+    return text, theme.score if state.is_win() else GAME_OVER_RED
+
+
+def _agent_boxes(
+    geometry: Geometry, state: GameState, where: list[tuple[float, float]] | None
+) -> list[pygame.Rect]:
+    """The cell-sized box round each agent as drawn, which a banner keeps clear of."""
+    cell = geometry.cell
+    half = cell // 2
+    positions = where or [state.get_pacman_state().get_position(), *state.get_ghost_positions()]
+    return [
+        pygame.Rect(cx - half, cy - half, cell, cell)
+        for cx, cy in (geometry.center(*position) for position in positions)
+    ]
+
+
+def _draw_score_bar(
+    surface: pygame.Surface, geometry: Geometry, score: float, caption: str | None, theme: Theme
+) -> None:
+    """The bar under the maze: the score at the left, the caption at the right."""
     bar_top = geometry.top + geometry.maze_size[1]
     middle = bar_top + geometry.bar_height // 2
-    pad = max(2, cell // 3)
+    pad = max(2, geometry.cell // 3)
     room = geometry.maze_size[0] - 2 * pad
     # The score first; the caption gets what is left beside it and loses its start if it
     # must ("...Agent  move 18"): on a narrow maze the two never overlap or leave the bar.
-    score_text = f"SCORE {_score_text(state.get_score())}"
+    score_text = f"SCORE {_score_text(score)}"
     score_size = max(10, round(geometry.bar_height * 0.75))
     # Smaller score letters where the caption's end ("move 18") would not fit beside it.
     tail = "\u2026" + " ".join(caption.split()[-2:]) if caption else ""
-    need = _font(_SMALLEST_TEXT).size(tail)[0] + pad if tail else 0
-    while score_size > 10 and _font(score_size).size(score_text)[0] + need > room:
+    need = get_font(_SMALLEST_TEXT).size(tail)[0] + pad if tail else 0
+    while score_size > 10 and get_font(score_size).size(score_text)[0] + need > room:
         score_size -= 1
-    score = _fitted(score_text, score_size, room, theme.score)
-    surface.blit(score, score.get_rect(midleft=(geometry.left + pad, middle)))
-    beside = room - score.get_width() - pad
+    shown = _fitted(score_text, score_size, room, theme.score)
+    surface.blit(shown, shown.get_rect(midleft=(geometry.left + pad, middle)))
+    beside = room - shown.get_width() - pad
     if caption and beside > 0:
         text = _fitted(caption, max(9, round(geometry.bar_height * 0.6)), beside, theme.text)
         surface.blit(text, text.get_rect(midright=(geometry.left + pad + room, middle)))
-    return geometry
+
+
+def _score_text(score: float) -> str:
+    return str(int(score)) if float(score).is_integer() else f"{score:g}"
 
 
 #: The smallest letters the score bar uses before it shortens a caption.
@@ -587,9 +421,9 @@ _SMALLEST_TEXT = 14
 def _fitted(text: str, size: int, width: int, color: Color) -> pygame.Surface:
     """``text`` rendered at most ``width`` wide: smaller letters first, then its first words
     left out (the end, "move 18", matters most), then its first letters."""
-    while size > _SMALLEST_TEXT and _font(size).size(text)[0] > width:
+    while size > _SMALLEST_TEXT and get_font(size).size(text)[0] > width:
         size -= 1
-    font = _font(size)
+    font = get_font(size)
     words = text.split()
     shorter = [text]
     shorter += ["\u2026" + " ".join(words[start:]) for start in range(1, len(words))]

@@ -48,8 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PygameDisplay"]
 
-#: The display opened most recently and not yet closed (what a KeyboardAgent listens to).
-
 _FASTEST = 0.01  # a frame time below this becomes 0 (no animation)
 _SLOWEST = 2.0
 
@@ -75,6 +73,43 @@ def _unavailable(reason: str) -> DisplayUnavailable:
     )
 
 
+def _start_video(pygame: Any) -> None:
+    """SDL's video on the driver the user chose, else on one that shows a window; SDL's own
+    fallback to a window nobody can see (offscreen, dummy) is a ``pygame.error`` unless chosen."""
+    chosen = os.environ.get("SDL_VIDEODRIVER")
+    if (
+        not chosen
+        and _X11_PLATFORM
+        and os.environ.get("DISPLAY")
+        and not os.environ.get("WAYLAND_DISPLAY")
+    ):
+        # Only X11 can work here; asking SDL for it spares a Wayland complaint on stderr.
+        os.environ["SDL_VIDEODRIVER"] = "x11"
+    try:
+        pygame.display.init()
+    finally:
+        if not chosen:
+            os.environ.pop("SDL_VIDEODRIVER", None)
+    if not chosen and pygame.display.get_driver() in ("offscreen", "dummy"):
+        pygame.display.quit()  # SDL fell back to a window nobody can see
+        raise pygame.error(f"cannot connect to display {os.environ.get('DISPLAY', '')!r}")
+
+
+def _direction_keys(pygame: Any) -> dict[int, str]:
+    """The keys a player steers with: arrows and WASD, and Q to stop."""
+    return {
+        pygame.K_LEFT: "West",
+        pygame.K_a: "West",
+        pygame.K_RIGHT: "East",
+        pygame.K_d: "East",
+        pygame.K_UP: "North",
+        pygame.K_w: "North",
+        pygame.K_DOWN: "South",
+        pygame.K_s: "South",
+        pygame.K_q: "Stop",  # CS188's stop key
+    }
+
+
 class PygameDisplay:
     """A window that shows each move, animated over ``frame_time`` seconds."""
 
@@ -95,8 +130,7 @@ class PygameDisplay:
             raise _unavailable(problem)
         from pacman.view import draw as drawing  # raises DisplayUnavailable without pygame
 
-        pygame = drawing.pygame
-        self._pygame = pygame
+        self._pygame = drawing.pygame
         self._drawing = drawing
         self.theme = drawing.get_theme(theme)
         self.zoom = float(zoom)
@@ -110,43 +144,14 @@ class PygameDisplay:
         #: Whether the search overlay is shown (the V key toggles it).
         self.show_values = values
         self._notes: Any = None
-        chosen = os.environ.get("SDL_VIDEODRIVER")
-        # Ctrl-C stays Python's KeyboardInterrupt instead of becoming a window-close event that
-        # would only be seen after the agent's current (maybe long) search.
-        os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
-        try:
-            if (
-                not chosen
-                and _X11_PLATFORM
-                and os.environ.get("DISPLAY")
-                and not os.environ.get("WAYLAND_DISPLAY")
-            ):
-                # Only X11 can work here; asking SDL for it spares a Wayland complaint on stderr.
-                os.environ["SDL_VIDEODRIVER"] = "x11"
-            try:
-                pygame.display.init()
-            finally:
-                if not chosen:
-                    os.environ.pop("SDL_VIDEODRIVER", None)
-            if not chosen and pygame.display.get_driver() in ("offscreen", "dummy"):
-                pygame.display.quit()  # SDL fell back to a window nobody can see
-                raise pygame.error(f"cannot connect to display {os.environ.get('DISPLAY', '')!r}")
-            #: Whether the final board waits for an answer: not in a window nobody can see.
-            self.waits_for_answer = hold is None and pygame.display.get_driver() not in (
-                "dummy",
-                "offscreen",
-            )
-            pygame.display.set_icon(drawing.icon(32, self.theme))
-            # Opened hidden now, so a failure is reported before any game; shown by initialize().
-            self._screen = pygame.display.set_mode((320, 200), pygame.RESIZABLE | pygame.HIDDEN)
-        except pygame.error as error:
-            reason = str(error) or "no video device"
-            display = os.environ.get("DISPLAY")
-            if display and "display" not in reason:
-                reason += f" (DISPLAY={display})"
-            raise _unavailable(reason) from None
-        pygame.display.set_caption(title)
-        self._clock = pygame.time.Clock()
+        self._screen = self._open_hidden()
+        #: Whether the final board waits for an answer: not in a window nobody can see.
+        self.waits_for_answer = hold is None and self._pygame.display.get_driver() not in (
+            "dummy",
+            "offscreen",
+        )
+        self._pygame.display.set_caption(title)
+        self._clock = self._pygame.time.Clock()
         self._layout = None
         self._state: GameState | None = None
         self._positions: list[tuple[float, float]] = []
@@ -163,18 +168,26 @@ class PygameDisplay:
         self._notice_until = 0.0
         self._held: list[str] = []  # direction keys held down, oldest first
         self._pressed: list[str] = []  # direction keys pressed since take_direction()
-        self._keymap = {
-            pygame.K_LEFT: "West",
-            pygame.K_a: "West",
-            pygame.K_RIGHT: "East",
-            pygame.K_d: "East",
-            pygame.K_UP: "North",
-            pygame.K_w: "North",
-            pygame.K_DOWN: "South",
-            pygame.K_s: "South",
-            pygame.K_q: "Stop",  # CS188's stop key
-        }
+        self._keymap = _direction_keys(self._pygame)
         controls.take_keys_from(self)
+
+    def _open_hidden(self) -> Any:
+        """The window, opened hidden so that a machine that cannot show one fails here, before
+        any game, with ``DisplayUnavailable``; :meth:`initialize` shows it."""
+        pygame = self._pygame
+        # Ctrl-C stays Python's KeyboardInterrupt instead of becoming a window-close event that
+        # would only be seen after the agent's current (maybe long) search.
+        os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
+        try:
+            _start_video(pygame)
+            pygame.display.set_icon(self._drawing.icon(32, self.theme))
+            return pygame.display.set_mode((320, 200), pygame.RESIZABLE | pygame.HIDDEN)
+        except pygame.error as error:
+            reason = str(error) or "no video device"
+            display = os.environ.get("DISPLAY")
+            if display and "display" not in reason:
+                reason += f" (DISPLAY={display})"
+            raise _unavailable(reason) from None
 
     # ----------------------------------------------------------- for agents
 

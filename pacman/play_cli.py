@@ -1,0 +1,448 @@
+"""What the ``pacman`` command does once its flags are read: play games, or replay one.
+
+:mod:`pacman.cli` parses and checks the flags; here they become a game spec, a display, the
+recorders (GIF, PNG frames, HTML, JSON records and lines), a run of games and CS188's closing
+lines. A user's mistake is raised as a ``PacmanError``, which the command prints as one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pacman.errors import (
+    AgentCrashed,
+    AgentExited,
+    DisplayUnavailable,
+    PacmanError,
+    UsageError,
+)
+
+if TYPE_CHECKING:
+    from pacman.layout import Layout
+    from pacman.runner import GameSpec
+
+#: ``-r``/``--record`` without a file: each game to ``recorded-game-N.json``.
+AUTO_RECORD = "<auto>"
+#: The per-move and per-game limit of -c without --timeout (CS188's 30 s).
+DEFAULT_TIMEOUT = 30.0
+
+
+def _numbered(path: str, index: int, count: int) -> str:
+    """``game.gif`` for a single game; ``game-1.gif``, ``game-2.gif``... for several (as CS188 counts)."""
+    if count == 1:
+        return path
+    file = Path(path)
+    return str(file.with_name(f"{file.stem}-{index + 1}{file.suffix}"))
+
+
+def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name: str | None) -> Any:
+    """The window, text (``-t``, or where no window opens and nobody needs the keyboard) or none."""
+    if options.quietTextGraphics:
+        return None
+    from pacman.view.text import TextDisplay
+
+    if options.textGraphics:
+        return TextDisplay(frame_time=options.frameTime)
+    try:
+        from pacman.view.pygame_view import PygameDisplay
+
+        return PygameDisplay(
+            zoom=options.zoom,
+            frame_time=options.frameTime,
+            theme=options.theme,
+            agent_name=agent_name,
+            values=options.values,
+        )
+    except (DisplayUnavailable, ImportError) as error:
+        if wants_keyboard:
+            cause = getattr(error, "reason", error)
+            raise _keyboard_cannot_play(options, f"and none can be opened here ({cause})") from None
+        print(f"pacman: {error}; showing the game as text instead", file=sys.stderr)
+        return TextDisplay(frame_time=options.frameTime)
+
+
+def _keyboard_cannot_play(options: argparse.Namespace, why: str) -> UsageError:
+    """The keyboard agent cannot play: ``why``, and a command that shows a game here instead."""
+    watch = f"pacman -p GreedyAgent -t -l {shlex.quote(options.layout)}"
+    return UsageError(
+        f"playing with the keyboard (-p KeyboardAgent, the default) needs a window, {why}; "
+        f"to watch an agent play in text instead: {watch}"
+    )
+
+
+def _frame_recorder(
+    options: argparse.Namespace, index: int, count: int, agent_name: str | None
+) -> Any:
+    """The GIF and PNG frames (``--gif``, ``--frames``) of counted game ``index`` of ``count``."""
+    from pacman.view.frames import FrameRecorder
+
+    gif = _numbered(options.gif, index, count) if options.gif else None
+    folder = _numbered(options.frames, index, count) if options.frames else None
+    return FrameRecorder(
+        gif=gif,
+        frames_dir=folder,
+        zoom=options.zoom,
+        frame_time=options.frameTime,
+        theme=options.theme,
+        agent_name=agent_name,
+        values=options.values,
+    )
+
+
+def _html_replay(
+    options: argparse.Namespace, index: int, count: int, agent_name: str | None
+) -> Any:
+    """The HTML replay (``--html``) of counted game ``index`` of ``count``."""
+    from pacman.view.html_replay import HtmlReplay
+
+    return HtmlReplay(
+        _numbered(options.html, index, count),
+        theme=options.theme,
+        agent_name=agent_name,
+        frame_time=options.frameTime,
+        values=options.values,
+    )
+
+
+def _outcome_line(result: Any) -> str:
+    """CS188's line for a game's end, or how a crash or ``--max-moves`` ended it."""
+    if result.crashed:
+        return f"{result.crash}. Score: {result.score:g}"
+    if result.win:
+        return f"Pacman emerges victorious! Score: {result.score:g}"
+    if result.lose:
+        return f"Pacman died! Score: {result.score:g}"
+    return f"Game stopped after {result.pacman_moves} Pac-Man moves. Score: {result.score:g}"
+
+
+def print_summary(results: Sequence[Any], stream: Any = None) -> None:
+    """CS188's closing lines."""
+    stream = stream or sys.stdout
+    scores = [result.score for result in results]
+    wins = [result.win for result in results]
+    print("Average Score:", sum(scores) / len(scores), file=stream)
+    print("Scores:       ", ", ".join(str(score) for score in scores), file=stream)
+    print(
+        f"Win Rate:      {wins.count(True)}/{len(wins)} ({wins.count(True) / len(wins):.2f})",
+        file=stream,
+    )
+    print("Record:       ", ", ".join("Win" if win else "Loss" for win in wins), file=stream)
+
+
+def replay_game(options: argparse.Namespace) -> int:
+    """``pacman --replay FILE``: show a recorded game again; returns the exit code."""
+    from pacman.runner import load_record, replay
+
+    try:
+        record = load_record(options.replay)
+    except UnicodeDecodeError as error:  # load_record reads the file as text and lets this through
+        raise PacmanError(
+            f"--replay {options.replay}: not a game record (byte "
+            f"0x{error.object[error.start]:02x} at offset {error.start} is not UTF-8 text)"
+        ) from None
+    name = record.get("pacman")
+    display = _make_display(options, wants_keyboard=False, agent_name=name)
+    observers = [display] if display is not None else []
+    if options.gif or options.frames:
+        observers.append(_frame_recorder(options, 0, 1, name))
+    if options.html:
+        observers.append(_html_replay(options, 0, 1, name))
+    try:
+        result = replay(record, observers)
+    except PacmanError as error:
+        raise PacmanError(f"--replay {options.replay}: {error}") from None
+    finally:
+        for observer in observers:
+            close = getattr(observer, "close", None)
+            if close is not None:
+                close()
+    print(_outcome_line(result))
+    if result.score != record.get("score", result.score):
+        print(
+            f"pacman: warning: the record says score {record['score']}, replay gave {result.score}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _check_outputs(options: argparse.Namespace) -> None:
+    """Every output path is checked (and its folders made) before the first game."""
+    from pacman.outputs import prepare_output_file, prepare_output_folder
+
+    if options.json:
+        prepare_output_file("--json", options.json)
+    if options.record and options.record != AUTO_RECORD:
+        prepare_output_file("--record", options.record)
+    if options.gif:
+        if not options.gif.lower().endswith(".gif"):
+            raise UsageError(f"--gif {options.gif}: the file name must end in .gif")
+        prepare_output_file("--gif", options.gif)
+    if options.html:
+        prepare_output_file("--html", options.html)
+    if options.frames:
+        prepare_output_folder("--frames", options.frames)
+
+
+def play_games(options: argparse.Namespace) -> int:
+    """Play the games ``options`` ask for and report them as CS188 does; returns the exit code."""
+    layout = _layout(options)
+    pacman_class, agent_args = _agents(options)
+    agent_name = pacman_class.__name__
+    wants_keyboard = agent_name == "KeyboardAgent"
+    parallel = options.jobs > 1 or options.scheduler is not None
+    if wants_keyboard and (options.textGraphics or options.quietTextGraphics or parallel):
+        raise _keyboard_without_window(options)
+    seed = _seed(options)
+    display = _display(options, parallel, wants_keyboard, agent_name)
+    spec = _spec(options, layout, agent_args, seed)
+    games = _Games(options, layout, display, agent_name, agent_args)
+    code = games.play(spec)
+    if games.results and code != 1:
+        print_summary([games.results[index] for index in sorted(games.results)])
+    return code
+
+
+def _layout(options: argparse.Namespace) -> Layout:
+    """The layout played, saved with ``--save-layout``; its warnings printed."""
+    from pacman.layout import load_layout, playable
+    from pacman.mazegen import save_layout
+
+    layout = playable(load_layout(options.layout))
+    save_layout(layout, options.save_layout)  # --save-layout FILE, if given
+    for warning in layout.warnings:
+        print(f"pacman: warning: {warning}", file=sys.stderr)
+    return layout
+
+
+def _agents(options: argparse.Namespace) -> tuple[type, dict[str, str]]:
+    """Pac-Man's agent class and its arguments; the ghosts' class is checked too."""
+    from pacman.loading import accepts, parse_agent_args
+
+    if options.isolation == "sandbox":
+        from pacman.runner import sandbox_class  # the agents' files are not imported
+
+        pacman_class = sandbox_class(options.pacman, "agent")
+        sandbox_class(options.ghosts, "ghost")
+    else:
+        from pacman.runner import agent_class
+
+        pacman_class = agent_class(options.pacman, "agent")
+        agent_class(options.ghosts, "ghost")
+    agent_args = parse_agent_args(options.agentArgs)
+    if (
+        options.numTraining
+        and "numTraining" not in agent_args
+        and accepts(pacman_class, "numTraining")
+    ):
+        # As CS188 does, for learning agents; others would fail on an argument they never use.
+        agent_args["numTraining"] = str(options.numTraining)
+    return pacman_class, agent_args
+
+
+def _keyboard_without_window(options: argparse.Namespace) -> UsageError:
+    """The keyboard agent with -t, -q, --jobs or --scheduler: which flag keeps the window shut,
+    or, where none could open anyway, why not."""
+    from pacman.view.pygame_view import missing_display
+
+    flag = (
+        "-t"
+        if options.textGraphics
+        else "-q"
+        if options.quietTextGraphics
+        else "--jobs"
+        if options.jobs > 1
+        else "--scheduler"
+    )
+    problem = missing_display()
+    return _keyboard_cannot_play(
+        options,
+        f"and none can be opened here ({problem})"
+        if problem
+        else f"which {flag} does not open: leave out {flag} to play yourself",
+    )
+
+
+def _seed(options: argparse.Namespace) -> int:
+    """The first game's seed: ``--seed S``, 0 with ``-f``, else a fresh one."""
+    if options.seed is not None:
+        return options.seed
+    if options.fixRandomSeed:
+        return 0
+    return random.SystemRandom().randrange(2**31)
+
+
+def _display(
+    options: argparse.Namespace, parallel: bool, wants_keyboard: bool, agent_name: str
+) -> Any:
+    """The display of serial games (``None``: none); the output paths are checked first."""
+    if not parallel:
+        _check_outputs(options)
+        return _make_display(options, wants_keyboard, agent_name)
+    if options.gif or options.frames or options.html:
+        raise UsageError(
+            "--gif/--frames/--html record games one at a time: leave out --jobs/--scheduler"
+        )
+    _check_outputs(options)
+    if not options.quietTextGraphics:
+        print("pacman: --jobs/--scheduler play without a display", file=sys.stderr)
+    return None
+
+
+def _spec(
+    options: argparse.Namespace, layout: Layout, agent_args: dict[str, str], seed: int
+) -> GameSpec:
+    """The spec of the first game; game i plays it with seed + i."""
+    from pacman.runner import GameSpec
+    from pacman.seeding import read_secret
+
+    return GameSpec(
+        layout=layout.name,  # a random: spec without seed= names its board here
+        pacman=options.pacman,
+        pacman_args=agent_args,
+        ghost=options.ghosts,
+        num_ghosts=options.numghosts,
+        seed=seed,
+        catch_exceptions=options.catchExceptions,
+        # CS188 times agents only with -c; an explicit --timeout is a limit either way.
+        timeout=options.timeout or (DEFAULT_TIMEOUT if options.catchExceptions else None),
+        max_moves=options.max_moves,
+        keep_notes=bool(options.record),
+        isolation=options.isolation,
+        secret=None if options.game_secret is None else read_secret(options.game_secret),
+    )
+
+
+class _Games:
+    """One run of the command's games: who watches each, what each leaves behind, what is
+    printed. Training games (the first ``-x``) are played and left out of all three."""
+
+    def __init__(
+        self,
+        options: argparse.Namespace,
+        layout: Layout,
+        display: Any,
+        agent_name: str,
+        agent_args: dict[str, str],
+    ) -> None:
+        from pacman.outputs import StreamedLines
+
+        self.options = options
+        self.layout = layout
+        self.display = display
+        self.agent_name = agent_name
+        self.count = options.numGames
+        self.training = options.numTraining
+        #: Each counted game's result by index, as the games finish.
+        self.results: dict[int, Any] = {}
+        self.recorders: list[Any] = []
+        self.lines = StreamedLines(options.json) if options.json else None
+        self.extra = {"pacman_args": agent_args, "ghost": options.ghosts}
+        # A bar instead of a line per game, for long runs nobody watches on a terminal.
+        self.progress = display is None and self.count >= 10 and sys.stderr.isatty()
+
+    def play(self, spec: GameSpec) -> int:
+        """Play the games, each kept as it ends and shown in game order; returns the exit code."""
+        from pacman.execution import InOrder, Interrupted, interruption_handled, signals_deferred
+        from pacman.game import QuitRequested
+        from pacman.runner import batch, stream_games
+
+        code = 0
+        # Per-game lines in game order (CS188's), though games may finish in any order.
+        in_order: InOrder[Any] = InOrder(self.training)
+        with interruption_handled():
+            try:
+                for index, result in stream_games(
+                    batch(spec, self.count),
+                    jobs=self.options.jobs,
+                    scheduler=self.options.scheduler,
+                    observers_for=self.observers_for,
+                    progress=self.progress,
+                ):
+                    if index < self.training:
+                        continue
+                    with signals_deferred():
+                        self.keep(index, result)
+                    for ready in in_order.add(index, result):
+                        self.show(ready)
+            except QuitRequested as quit:
+                print(f"pacman: {quit}; stopping", file=sys.stderr)
+            except Interrupted as stop:
+                where = f"; results in {self.options.json}" if self.options.json else ""
+                print(
+                    f"pacman: interrupted: {len(self.results)} of {self.count - self.training} "
+                    f"games{where}",
+                    file=sys.stderr,
+                )
+                code = stop.exit_code
+            except AgentCrashed as crash:
+                self.crashed(crash)
+                code = 1
+            finally:
+                for ready in in_order.rest():
+                    self.show(ready)
+                self.close()
+        return code
+
+    def observers_for(self, index: int) -> list[Any]:
+        """Who watches game ``index``: the display and the game's own recorders."""
+        if index < self.training:
+            return []
+        watching = [self.display] if self.display is not None else []
+        options, counted = self.options, index - self.training
+        if options.gif or options.frames:
+            recorder = _frame_recorder(
+                options, counted, self.count - self.training, self.agent_name
+            )
+            self.recorders.append(recorder)
+            watching.append(recorder)
+        if options.html:
+            page = _html_replay(options, counted, self.count - self.training, self.agent_name)
+            self.recorders.append(page)
+            watching.append(page)
+        return watching
+
+    def keep(self, index: int, result: Any) -> None:
+        """A finished game's result, JSON line and record (written whole)."""
+        from pacman.outputs import write_atomically
+        from pacman.runner import game_record, json_line
+
+        options = self.options
+        self.results[index] = result
+        if self.lines is not None:
+            self.lines.add(index, json_line(index, result, self.extra))
+        if options.record:
+            name = (
+                f"recorded-game-{index}.json"
+                if options.record == AUTO_RECORD
+                else _numbered(options.record, index - self.training, self.count - self.training)
+            )
+            layout_ghosts = min(options.numghosts, self.layout.num_ghosts)
+            write_atomically(name, json.dumps(game_record(result, self.layout, layout_ghosts)))
+
+    def show(self, result: Any) -> None:
+        """A game's closing line (not under a progress bar) and, with --stats, its statistics."""
+        if not self.progress:
+            print(_outcome_line(result), flush=True)
+        if self.options.stats and result.stats:
+            print(result.stats)
+
+    def crashed(self, crash: AgentCrashed) -> None:
+        """An agent crash that ends the run: one line, with what was kept."""
+        hint = "" if isinstance(crash, AgentExited) else " (use -c to record crashes and go on)"
+        finished = f"{len(self.results)} finished game{'' if len(self.results) == 1 else 's'}"
+        kept = f"; {finished} kept in {self.options.json}" if self.lines else ""
+        print(f"pacman: {crash}{hint}{kept}", file=sys.stderr)
+
+    def close(self) -> None:
+        """Every file whole, even after a run stopped half way."""
+        for recorder in self.recorders:
+            recorder.close()
+        if self.lines is not None:
+            self.lines.finish()
