@@ -227,6 +227,8 @@ class GraphGameTreeTest(TestCase):
         self, ctx: Context
     ) -> tuple[str | None, list[tuple[int, str, str, str]], str | None, str]:
         fields = {k: v for k, v in self.test.items() if k != "diagram"}
+        kwargs = self._agent_kwargs()
+        model = kwargs.pop("ghostModel", None)
         worker = ctx.pool.get()
         worker.mark_output()
         try:
@@ -236,9 +238,9 @@ class GraphGameTreeTest(TestCase):
                 f"{self.alg}.getAction",
                 fields=fields,
                 agent=self.alg,
-                kwargs=self._agent_kwargs(),
-                # A tree with probabilities hands the agent its ghost model (built in the worker).
-                ghost_model=bool(self.tree.probabilities),
+                kwargs=kwargs,
+                # The test's ghost model (its probabilities) is built in the worker, from the tree.
+                ghost_model=model is not None,
             )
         except (WorkerDied, WorkerTimeout) as error:
             self._timed_out = isinstance(error, WorkerTimeout)
@@ -272,11 +274,13 @@ class GraphGameTreeTest(TestCase):
         return action, expansions, error, output
 
     def _agent_kwargs(self) -> dict[str, Any]:
-        """``alg(depth=...)``, as CS188 builds it, plus ``layers="min,chance"`` when the test has layers."""
-        kwargs: dict[str, Any] = {"depth": self.depth}
-        if self.tree.layers is not None:
-            kwargs["layers"] = ",".join(self.tree.layers)
-        return kwargs
+        """The test's search as the agent's arguments: ``alg(depth=...)``, as CS188 builds it,
+        plus ``layers="min,chance"`` and ``ghostModel`` where the test has layers and (for an
+        agent with chance layers) probabilities; the configuration every part of the grader
+        builds for the test (:func:`agents.search_config.config_from_test`)."""
+        from agents.search_config import config_from_test
+
+        return config_from_test(self.alg, self.depth, self.tree).agent_args()
 
     def generate(self, ctx: Context) -> dict[str, str]:
         action, expansions, error, _ = self._observe(ctx)
