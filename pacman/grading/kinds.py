@@ -227,8 +227,7 @@ class GraphGameTreeTest(TestCase):
         self, ctx: Context
     ) -> tuple[str | None, list[tuple[int, str, str, str]], str | None, str]:
         fields = {k: v for k, v in self.test.items() if k != "diagram"}
-        kwargs = self._agent_kwargs()
-        model = kwargs.pop("ghostModel", None)
+        kwargs = self._agent_kwargs()  # its ghostModel is made in the worker, from the tree
         worker = ctx.pool.get()
         worker.mark_output()
         try:
@@ -238,9 +237,8 @@ class GraphGameTreeTest(TestCase):
                 f"{self.alg}.getAction",
                 fields=fields,
                 agent=self.alg,
-                kwargs=kwargs,
-                # The test's ghost model (its probabilities) is built in the worker, from the tree.
-                ghost_model=model is not None,
+                kwargs={k: v for k, v in kwargs.items() if k != "ghostModel"},
+                ghost_model="ghostModel" in kwargs,
             )
         except (WorkerDied, WorkerTimeout) as error:
             self._timed_out = isinstance(error, WorkerTimeout)
@@ -274,10 +272,7 @@ class GraphGameTreeTest(TestCase):
         return action, expansions, error, output
 
     def _agent_kwargs(self) -> dict[str, Any]:
-        """The test's search as the agent's arguments: ``alg(depth=...)``, as CS188 builds it,
-        plus ``layers="min,chance"`` and ``ghostModel`` where the test has layers and (for an
-        agent with chance layers) probabilities; the configuration every part of the grader
-        builds for the test (:func:`agents.search_config.config_from_test`)."""
+        """The test's search (``config_from_test``) as ``alg(depth=..., layers=..., ghostModel=...)``."""
         from agents.search_config import config_from_test
 
         return config_from_test(self.alg, self.depth, self.tree).agent_args()
