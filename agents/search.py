@@ -255,17 +255,16 @@ class _Walk:
                         alpha = v
         except OutOfTime as stop:
             stop.best = best_action if best_value > -_INF else None
-            stop.values, stop.nodes, stop.evaluations = (
-                values,
-                self.nodes - self.reused,
-                self.evaluations,
-            )
+            stop.values = values
+            stop.nodes = self.nodes - self.reused
+            stop.evaluations = self.evaluations
             raise
         if self.table is not None:
             self.table[hash(state), 0] = (plies, best_value, EXACT, best_action)
         return best_action, best_value, values
 
     def principal_variation(self, action: str) -> tuple[str, ...]:
+        """The actions from the root along which the best value was found."""
         line = self.lines[self.plies]
         if line is None:
             return (action,)
@@ -366,7 +365,12 @@ class _Walk:
             raise OutOfTime
 
     def recall(
-        self, entry: tuple[int, float, int, str], p: int, alpha: float, beta: float, actions: list
+        self,
+        entry: tuple[int, float, int, str],
+        p: int,
+        alpha: float,
+        beta: float,
+        actions: list[str],
     ) -> tuple[float, float] | None:
         """What a table entry says of a node: ``None`` when its value answers the node, else
         the window narrowed by it (its best action moved to the front of ``actions``)."""
