@@ -7,7 +7,7 @@ from dataclasses import FrozenInstanceError, replace
 from pathlib import Path
 
 import pytest
-from test_grading import CHANCE_STYLE
+from test_grading import CHANCE_STYLE, grader, last_line
 
 import agents
 from agents.evaluation import scoreEvaluationFunction as score
@@ -30,7 +30,10 @@ from pacman.cli import main as pacman_main
 from pacman.errors import AgentError
 from pacman.gametree import GameTree
 from pacman.grading import main as grade
+from pacman.grading.reference import best_actions, root_values
 from pacman.grading.testfile import read_test_file
+from pacman.layout import parse_layout
+from pacman.state import GameState
 from pacman.view.html import embedded_data
 
 REPO = Path(__file__).resolve().parents[1]
@@ -205,6 +208,28 @@ def test_the_search_result_carries_the_layers_it_searched():
     agent = ExpectiminimaxAgent(depth=1)
     agent.get_action(tree.start)
     assert agent.last_result.layers == (MIN, CHANCE)  # the default: MIN and chance alternate
+
+
+def test_the_reference_writes_solutions_for_expectiminimax_games(capsys, tmp_path):
+    # It used to refuse them: its own search knew only all-MIN and all-chance ghosts.
+    suite = tmp_path / "suite"
+    (suite / "q4").mkdir(parents=True)
+    (suite / "CONFIG").write_text('order: "q4"\n')
+    (suite / "q4" / "CONFIG").write_text((REPO / "test_cases" / "q4" / "CONFIG").read_text())
+    game = (REPO / "test_cases" / "q4" / "5-pacman-game.test").read_text()
+    assert 'alg: "ExpectimaxAgent"' in game
+    game = game.replace('alg: "ExpectimaxAgent"', 'alg: "ExpectiminimaxAgent"')
+    (suite / "q4" / "game.test").write_text(game)
+    code, out, _ = grader(capsys, "--test-directory", suite, "--generate-solutions")
+    assert code == 0 and "Wrote 1 solution files." in out
+    solution = read_test_file(str(suite / "q4" / "game.solution"))
+    fields = read_test_file(str(suite / "q4" / "game.test"))
+    start = GameState.initial(parse_layout(fields["layout"], fields["layoutName"]), 2)
+    config = config_from_test("ExpectiminimaxAgent", fields["depth"])
+    first = solution["optimalActions"].split("\n")[0]
+    assert first.startswith(f"[[{best_actions(root_values(start, config))}".replace("'", '"'))
+    code, out, _ = grader(capsys, "--test-directory", suite)
+    assert code == 0 and last_line(out) == "Total: 5/5"
 
 
 # ------------------------------------------------------------- the tree views
