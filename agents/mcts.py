@@ -12,11 +12,15 @@ simulation:
    return seen in this search (returns are game points, whose scale varies);
    an untried edge is taken first, in legal-action order;
 2. adds the first state it reaches that the tree does not hold;
-3. plays out from it: ``depth`` Pac-Man moves by the ``rollout`` policy
-   (``random``: a legal move other than Stop, uniformly; ``greedy``: the move
-   with the best successor score, ties broken at random), ghosts drawn from the
-   model, and scores the state reached with ``evalFn`` (the notes' trade-off:
-   a short playout leans on the evaluation, a long one on simulation);
+3. asks its *evaluator* what the new state is worth, as OpenSpiel's ``MCTSBot``
+   does. A :class:`RolloutEvaluator` plays out from it: ``depth`` Pac-Man moves
+   by its policy (``random``: a legal move other than Stop, uniformly;
+   ``greedy``: the move with the best successor score, ties broken at random),
+   ghosts drawn from the model, and scores the state reached with its
+   evaluation function (the notes' trade-off: a short playout leans on the
+   evaluation, a long one on simulation). The arguments ``rollout``, ``depth``
+   and ``evalFn`` build one; from Python, ``evaluator=`` takes any object with
+   the same ``evaluate(state, simulation)``;
 4. adds that return to every edge on its path.
 
 The move played is the most tried root edge (ties: the higher mean, then the
@@ -34,17 +38,89 @@ import time
 from collections import deque
 from typing import Any
 
+from agents.arguments import real_number, whole_number
 from agents.evaluation import EvalSpec, resolve_evaluation
 from agents.models import GhostModel, resolve_ghost_model
-from agents.search import SearchStats
+from agents.stats import SearchStats
 from pacman.agent import Agent
 from pacman.directions import STOP
 from pacman.errors import AgentError
 from pacman.ghosts import sample
 
-__all__ = ["ROLLOUTS", "MCTSAgent"]
+__all__ = ["ROLLOUTS", "MCTSAgent", "RolloutEvaluator", "Simulation"]
 
 ROLLOUTS = ("random", "greedy")
+
+
+class Simulation:
+    """The game as one move's search models it: Pac-Man's moves answered by every ghost with
+    a move drawn from the ghost model, from the agent's ``rng``; successor calls counted."""
+
+    def __init__(self, ghost_model: GhostModel, rng: random.Random) -> None:
+        self.ghost_model = ghost_model
+        self.rng = rng
+        self.nodes = 0  # successor calls
+
+    def play(self, state: Any, action: str) -> Any:
+        """Pac-Man plays ``action``; then each ghost replies, drawn from the ghost model."""
+        state = state.generate_successor(0, action)
+        self.nodes += 1
+        for ghost in range(1, state.get_num_agents()):
+            if state.is_win() or state.is_lose():
+                break
+            distribution = self.ghost_model(state, ghost)
+            if not distribution:
+                continue
+            state = state.generate_successor(ghost, sample(distribution, self.rng))
+            self.nodes += 1
+        return state
+
+    def successor(self, state: Any, action: str) -> Any:
+        """Pac-Man's ``action`` alone, with no ghost's reply (a policy's look-ahead)."""
+        self.nodes += 1
+        return state.generate_successor(0, action)
+
+
+class RolloutEvaluator:
+    """A new state's value: a playout of ``depth`` Pac-Man moves by ``policy``, then
+    ``evaluation`` of the state reached (OpenSpiel's ``RandomRolloutEvaluator``, with a
+    greedy policy besides the random one).
+
+    ``policy`` is ``random`` (a legal move other than Stop, uniformly) or ``greedy`` (the
+    move with the best successor score, ties broken at random); ``depth=0`` is the
+    evaluation alone. Arguments are checked here, each error naming the agent argument.
+    """
+
+    def __init__(
+        self, policy: str = "greedy", depth: int | str = 5, evaluation: EvalSpec = "better"
+    ) -> None:
+        if policy not in ROLLOUTS:
+            raise AgentError(
+                f"rollout={policy}: unknown playout policy; known: {', '.join(ROLLOUTS)}"
+            )
+        self.policy = policy
+        self.depth = whole_number("depth", depth, minimum=0)
+        self.evaluation = resolve_evaluation(evaluation)
+
+    def evaluate(self, state: Any, simulation: Simulation) -> float:
+        """Play out from ``state`` in ``simulation`` and score where the playout ends."""
+        rng = simulation.rng
+        for _ in range(self.depth):
+            if state.is_win() or state.is_lose():
+                break
+            actions = state.get_legal_actions(0)
+            if not actions:
+                break
+            moves = [a for a in actions if a != STOP] or actions
+            if self.policy == "greedy":
+                scores = [simulation.successor(state, a).get_score() for a in moves]
+                top = max(scores)
+                moves = [a for a, s in zip(moves, scores, strict=True) if s == top]
+            state = simulation.play(state, moves[0] if len(moves) == 1 else rng.choice(moves))
+        return self.evaluation(state)
+
+    def __repr__(self) -> str:
+        return f"RolloutEvaluator({self.policy!r}, {self.depth}, {self.evaluation.__name__})"
 
 
 class _Node:
@@ -73,44 +149,44 @@ class _Node:
 
 
 class MCTSAgent(Agent):
-    """UCT with playouts (``-a simulations=100,c=0.7,rollout=greedy,depth=5``)."""
+    """UCT with playouts (``-a simulations=100,c=0.7,rollout=greedy,depth=5``).
+
+    ``rollout``, ``depth`` and ``evalFn`` (defaults ``greedy``, 5, ``better``) build the
+    :class:`RolloutEvaluator`; from Python, ``evaluator=`` gives one instead. Every argument
+    is checked here, each error naming it.
+    """
 
     def __init__(
         self,
         simulations: int | str | None = None,
         time: float | str | None = None,
         c: float | str = 0.7,
-        rollout: str = "greedy",
-        depth: int | str = 5,
-        evalFn: EvalSpec = "better",
+        rollout: str | None = None,
+        depth: int | str | None = None,
+        evalFn: EvalSpec | None = None,
         ghostModel: GhostModel | str = "uniform",
         index: int = 0,
         rng: random.Random | None = None,
+        evaluator: RolloutEvaluator | None = None,
     ) -> None:
         super().__init__(index)
-        try:
-            self.simulations = int(simulations) if simulations is not None else None
-            self.time_budget = float(time) if time is not None else None
-            self.c = float(c)
-            self.depth = int(depth)
-        except (TypeError, ValueError) as error:
-            raise AgentError(f"bad argument ({error})") from None
-        if self.simulations is not None and self.time_budget is not None:
+        if simulations is not None and time is not None:
             raise AgentError("give simulations= or time=, not both")
-        if self.simulations is None and self.time_budget is None:
-            self.simulations = 100
-        if (self.simulations is not None and self.simulations < 1) or (
-            self.time_budget is not None and self.time_budget <= 0
-        ):
-            raise AgentError("simulations must be at least 1 and time positive")
-        if self.depth < 0 or self.c < 0:
-            raise AgentError("depth and c must not be negative")
-        if rollout not in ROLLOUTS:
-            raise AgentError(
-                f"rollout={rollout}: unknown playout policy; known: {', '.join(ROLLOUTS)}"
+        # Without either budget, 100 simulations a move.
+        count = 100 if simulations is None else simulations
+        self.simulations = (
+            None if time is not None else whole_number("simulations", count, minimum=1)
+        )
+        self.time_budget = None if time is None else real_number("time", time, positive=True)
+        self.c = real_number("c", c, minimum=0)
+        if evaluator is None:
+            evaluator = RolloutEvaluator(
+                rollout or "greedy", 5 if depth is None else depth, evalFn or "better"
             )
-        self.rollout = rollout
-        self.evaluation_function = resolve_evaluation(evalFn)
+        elif rollout is not None or depth is not None or evalFn is not None:
+            raise AgentError("give evaluator= or rollout, depth and evalFn, not both")
+        #: What a new state of the tree is worth (a playout, then an evaluation).
+        self.evaluator = evaluator
         self.ghost_model = resolve_ghost_model(ghostModel)
         self.rng = rng or random.Random()
         #: Per move: successor calls, evaluations, time and simulations.
@@ -121,7 +197,7 @@ class MCTSAgent(Agent):
         root = _Node(state)
         if not root.actions:
             raise AgentError(f"MCTSAgent: Pac-Man has no legal action in state {state}")
-        self._nodes = 0
+        self._simulation = Simulation(self.ghost_model, self.rng)
         self._evaluations = 0
         self._low, self._high = math.inf, -math.inf
         deadline = None if self.time_budget is None else started + self.time_budget
@@ -139,7 +215,7 @@ class MCTSAgent(Agent):
             key=lambda i: (root.tries[i], root.totals[i] / root.tries[i] if root.tries[i] else 0),
         )
         self.stats.add(
-            self._nodes,
+            self._simulation.nodes,
             self._evaluations,
             time.perf_counter() - started,
             simulations=done,
@@ -221,12 +297,12 @@ class MCTSAgent(Agent):
                 break
             index = self._select(node)
             path.append((node, index))
-            reached = self._play(node.state, node.actions[index])
+            reached = self._simulation.play(node.state, node.actions[index])
             child = node.outcomes[index].get(reached)
             if child is None:
                 node.outcomes[index][reached] = child = _Node(reached)
                 child.arrivals += 1
-                value = self._playout(reached)
+                value = self._evaluate(reached)
                 break
             child.arrivals += 1
             node = child
@@ -254,36 +330,6 @@ class MCTSAgent(Agent):
                 best, best_score = index, score
         return best
 
-    def _play(self, state: Any, action: str) -> Any:
-        """Pac-Man plays ``action``; then each ghost replies, drawn from the ghost model."""
-        state = state.generate_successor(0, action)
-        self._nodes += 1
-        for ghost in range(1, state.get_num_agents()):
-            if state.is_win() or state.is_lose():
-                break
-            distribution = self.ghost_model(state, ghost)
-            if not distribution:
-                continue
-            state = state.generate_successor(ghost, sample(distribution, self.rng))
-            self._nodes += 1
-        return state
-
-    def _playout(self, state: Any) -> float:
-        for _ in range(self.depth):
-            if state.is_win() or state.is_lose():
-                break
-            actions = state.get_legal_actions(0)
-            if not actions:
-                break
-            moves = [a for a in actions if a != STOP] or actions
-            if self.rollout == "greedy":
-                scores = [state.generate_successor(0, a).get_score() for a in moves]
-                self._nodes += len(moves)
-                top = max(scores)
-                moves = [a for a, s in zip(moves, scores, strict=True) if s == top]
-            state = self._play(state, moves[0] if len(moves) == 1 else self.rng.choice(moves))
-        return self._evaluate(state)
-
     def _evaluate(self, state: Any) -> float:
         self._evaluations += 1
-        return self.evaluation_function(state)
+        return self.evaluator.evaluate(state, self._simulation)

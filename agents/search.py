@@ -1,20 +1,24 @@
-"""Minimax, alpha-beta, expectimax, expectiminimax: one search routine, four thin agents.
+"""The one search (minimax, alpha-beta, expectimax, expectiminimax and their variants) and
+the agents that call it.
 
-CS188's conventions throughout. Agent 0 (Pac-Man) maximises; every other agent
-is a MIN layer (a chance layer for expectimax; either, ghost by ghost, for
-expectiminimax), in index order. One unit of ``depth`` is a move by every
-agent. A won or lost state, a state with no legal action, and every state
-reached once ``depth`` rounds are played are scored by the evaluation
-function. Children are generated in legal-action order, ties go to the first
-action, and alpha-beta prunes only on strict inequality, so the expansion
-sequence is exactly CS188's. A chance layer averages uniformly over a ghost's
-legal actions, as CS188's expectimax does, unless a ghost model
-(:mod:`agents.models`) gives the actions probabilities: then it is the notes'
-``sum(p * value)``.
+:func:`search` is the only game-tree search of the project: the four agents below, the
+anytime agent's iterative deepening, the grader's diagnosis (each known mistake a variant
+option of the configuration), its reference solutions and the tree views all call it, each
+with a :class:`~agents.search_config.SearchConfig`.
 
-Only the public state API is used (``get_legal_actions``,
-``generate_successor``, ``is_win``, ``is_lose``, ``get_num_agents``), so a
-recording wrapper (:mod:`pacman.recording`) sees every successor call.
+CS188's conventions throughout. Agent 0 (Pac-Man) maximises; every other agent is a MIN or
+a chance layer, in index order, as the configuration's layers say. One unit of depth is a
+move by every agent. A won or lost state, a state with no legal action, and every state
+reached at the depth limit are scored by the evaluation function. Children are generated in
+legal-action order, ties go to the first action, and alpha-beta prunes only on strict
+inequality, so the expansion sequence is exactly CS188's. A chance node's outcomes come from
+the ghost model ``(state, ghost) -> {action: p}``, as OpenSpiel's ``chance_outcomes()`` come
+from the state: it is worth ``sum(p * value)``; without a model (or with
+:func:`agents.models.uniform`) it is the plain average, computed as CS188 computes it.
+
+Only the public state API is used (``get_legal_actions``, ``generate_successor``,
+``is_win``, ``is_lose``, ``get_num_agents``), so a recording wrapper
+(:mod:`pacman.recording`) sees every successor call.
 """
 
 from __future__ import annotations
@@ -25,7 +29,22 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from agents.evaluation import EvalSpec, resolve_evaluation
-from agents.models import GhostModel, resolve_ghost_model, uniform
+from agents.models import GhostModel
+from agents.search_config import (
+    ALPHABETA,
+    CHANCE,
+    EVALUATION,
+    EXPECTIMAX,
+    EXPECTIMINIMAX,
+    LEGAL,
+    MAX,
+    MIN,
+    MINIMAX,
+    SearchConfig,
+    config_from_args,
+    parse_layers,
+)
+from agents.stats import SearchStats
 from pacman.agent import Agent
 from pacman.errors import AgentError
 
@@ -41,20 +60,16 @@ __all__ = [
     "ExpectiminimaxAgent",
     "MinimaxAgent",
     "MultiAgentSearchAgent",
+    "OutOfTime",
+    "SearchConfig",
     "SearchResult",
     "SearchStats",
+    "Table",
     "parse_layers",
     "search",
 ]
 
-MINIMAX = "minimax"
-ALPHABETA = "alphabeta"
-EXPECTIMAX = "expectimax"
-EXPECTIMINIMAX = "expectiminimax"
-_KINDS = (MINIMAX, ALPHABETA, EXPECTIMAX, EXPECTIMINIMAX)
-
-MIN = "min"
-CHANCE = "chance"
+_INF = math.inf
 
 
 class SearchResult(NamedTuple):
@@ -63,7 +78,9 @@ class SearchResult(NamedTuple):
     ``values`` maps each root action to the value the search gave it (for alpha-beta, an
     action other than the best may have a bound: it was cut off once it could not win).
     ``pv`` is the principal variation: the actions, every agent's in turn, along which the
-    best value was found.
+    best value was found. ``layers`` are the ghosts' layers the search used (``"min"``,
+    ``"chance"``), ``cut_off`` whether the depth limit cut off a game that was not over
+    (``None`` unless the search had a table, as iterative deepening has).
     """
 
     action: str
@@ -73,188 +90,342 @@ class SearchResult(NamedTuple):
     values: dict[str, float] = {}  # noqa: RUF012 - a NamedTuple default, never mutated
     pv: tuple[str, ...] = ()
     depth: int = 0
+    layers: tuple[str, ...] = ()
+    cut_off: bool | None = None
 
 
-def parse_layers(layers: str | Sequence[str]) -> tuple[str, ...]:
-    """``"min,chance"`` (or ``"min:chance"``, or a list) -> ``("min", "chance")``, checked.
+class OutOfTime(Exception):
+    """A search stopped at its deadline, before it searched every root action.
 
-    ``-a`` splits its text on commas, so the command line writes ``layers=min:chance``.
+    On its way out of :func:`search` it gets ``best``, the best of the root actions searched
+    to the end (``None`` if there was none), ``values``, theirs, and what the search had
+    cost: ``nodes`` and ``evaluations``.
     """
-    words = (
-        layers.replace(":", ",").replace("+", ",").split(",") if isinstance(layers, str) else layers
-    )
-    found = tuple(str(word).strip().lower() for word in words if str(word).strip())
-    for word in found:
-        if word not in (MIN, CHANCE):
-            raise AgentError(
-                f"layers={','.join(found)}: {word!r} is neither min nor chance "
-                "(one entry per ghost; on the command line write layers=min:chance)"
-            )
-    if not found:
-        raise AgentError("layers is empty: give one entry per ghost, min or chance")
-    return found
+
+    best: str | None = None
+    values: dict[str, float] | None = None
+    nodes = 0
+    evaluations = 0
+
+
+#: A transposition table: ``(hash(state), agent to move) -> (plies searched, value, bound,
+#: best action)``, the bound :data:`EXACT`, :data:`LOWER` or :data:`UPPER`. It holds numbers
+#: and strings only, so Python's garbage collector never scans it.
+Table = dict[tuple[int, int], tuple[int, float, int, str]]
+EXACT, LOWER, UPPER = 0, 1, 2
+_CLOCK_EVERY = 24  # table nodes between two readings of the clock
 
 
 def search(
     state: Any,
-    depth: int,
+    config: SearchConfig | int,
     evaluate: Callable[[Any], float],
-    kind: str = MINIMAX,
+    kind: str | None = None,
     *,
     layers: Sequence[str] | None = None,
     ghost_model: GhostModel | None = None,
     ordered: bool = False,
+    table: Table | None = None,
+    root_actions: Sequence[str] | None = None,
+    deadline: float | None = None,
 ) -> SearchResult:
-    """Pac-Man's best action in ``state``, searching ``depth`` rounds of every agent's moves.
+    """Pac-Man's best action in ``state`` by the search ``config`` describes.
 
-    ``kind`` is :data:`MINIMAX`, :data:`ALPHABETA` (every ghost a MIN layer),
-    :data:`EXPECTIMAX` (every ghost a chance layer) or :data:`EXPECTIMINIMAX`, whose
-    ``layers`` say, ghost by ghost, ``"min"`` or ``"chance"``. A chance node is worth
-    ``sum(p * value(child))`` with ``p`` from ``ghost_model(state, ghost)``
-    (:mod:`agents.models`); children of probability 0 are not generated. Without a
-    model (or with :func:`agents.models.uniform`) it is the plain average of the
-    children, computed as CS188 computes it, so values and ties are CS188's to the bit.
+    ``config`` is a :class:`SearchConfig`, or in short a depth with ``kind`` (its
+    algorithm), ``layers``, ``ghost_model`` and ``ordered`` (children best first by
+    ``evaluate``): ``search(state, 2, evaluate, "alphabeta")``. Children of probability 0
+    are not generated. With ``ordered``, the children of a MAX or MIN node above the last
+    layer are all generated first and visited best first (highest for MAX, lowest for MIN;
+    ties in legal order); ``nodes`` counts those successor calls too.
 
-    ``ordered=True`` (for measuring what move ordering buys alpha-beta) generates every
-    child of a MAX or MIN node above the last layer first and visits them best first by
-    ``evaluate`` (highest for MAX, lowest for MIN; ties in legal order). ``nodes`` still
-    counts successor calls, so the children generated only to be sorted are counted too.
+    For iterative deepening: ``root_actions`` are the root's actions in the order to try
+    them; ``table`` (a :data:`Table`, kept from one search to the next) is read and written
+    at every MAX and MIN node: an entry searched deep enough answers the node or narrows
+    its window, and otherwise its best action is tried first; the root's value is stored
+    too. With a table, ``result.cut_off`` says whether the depth limit (or an entry that
+    may have met its own) cut off a game that was not over. Past ``deadline`` (a
+    :func:`time.perf_counter` time, read now and then at table nodes) the search stops with
+    :class:`OutOfTime`.
     """
-    if kind not in _KINDS:
-        raise AgentError(f"search: unknown kind {kind!r}; expected one of {', '.join(_KINDS)}")
-    if depth < 1:
-        raise AgentError(f"search: depth must be at least 1, got {depth}")
-    last = state.get_num_agents() - 1
-    if kind == EXPECTIMINIMAX:
-        # Without layers: MIN and chance alternate, ghost 1 MIN.
-        layers = parse_layers(layers) if layers is not None else ((MIN, CHANCE) * last)[:last]
-        if len(layers) != last:
-            raise AgentError(
-                f"layers={','.join(layers)}: {len(layers)} entries for {last} ghost(s); "
-                "give one entry per ghost"
-            )
-    else:
-        layers = (CHANCE if kind == EXPECTIMAX else MIN,) * last
-    # chance[agent] for agent 1..last; Pac-Man (agent 0) is always MAX.
-    chance = (False, *(layer == CHANCE for layer in layers))
-    prune = kind == ALPHABETA
-    weigh = None if ghost_model is None or ghost_model is uniform else ghost_model
-    inf = math.inf
-    nodes = 0
-    evaluations = 0
-    # lines[p]: the best line found below the node being searched at ply p. Kept as a linked
-    # pair (action, rest) so that improving a line costs one tuple, not a copy of the line.
-    lines: list[Any] = [None] * (depth * (last + 1) + 2)
-    reused = 0  # visits to children generated earlier for ordering: not successor calls
+    if not isinstance(config, SearchConfig):
+        config = SearchConfig(
+            MINIMAX if kind is None else kind,
+            config,
+            ghost_model,
+            None if layers is None else parse_layers(layers),
+            EVALUATION if ordered else LEGAL,
+        )
+    elif kind is not None or layers is not None or ghost_model is not None or ordered:
+        raise AgentError("search: give a SearchConfig, or a depth with kind, layers and so on")
+    actions = list(state.get_legal_actions(0) if root_actions is None else root_actions)
+    if not actions:
+        raise AgentError(f"search: Pac-Man has no legal action in state {state}")
+    walk = _Walk(config, state.get_num_agents(), evaluate, table, deadline)
+    action, value, values = walk.root(state, actions)
+    return SearchResult(
+        action,
+        value,
+        walk.nodes - walk.reused,
+        walk.evaluations,
+        values,
+        walk.principal_variation(action),
+        config.depth,
+        walk.layers,
+        None if table is None else walk.horizon > 0,
+    )
 
-    def sort_children(s: Any, agent: int, actions: list[str]) -> tuple[list[str], Any]:
-        # Sorts the actions best first; returns them with a successor function that hands
-        # back the children already made.
-        nonlocal nodes, evaluations
+
+class _Walk:
+    """One search under way: the configuration made into per-agent tables, and its counts.
+
+    Nodes are searched by ``plies`` left before the depth limit; ``lines[p]`` is the best
+    line found below the node being searched with ``p`` plies left, kept as a linked pair
+    (action, rest) so that improving a line costs one tuple, not a copy of the line.
+    """
+
+    __slots__ = (
+        "countdown",
+        "deadline",
+        "delay",
+        "equal",
+        "evaluate",
+        "evaluations",
+        "expand",
+        "following",
+        "haste",
+        "horizon",
+        "layers",
+        "limit",
+        "lines",
+        "maximising",
+        "model",
+        "nodes",
+        "plies",
+        "prune",
+        "reused",
+        "sort",
+        "table",
+    )
+
+    def __init__(
+        self,
+        config: SearchConfig,
+        num_agents: int,
+        evaluate: Callable[[Any], float],
+        table: Table | None,
+        deadline: float | None,
+    ) -> None:
+        self.layers = config.layers_for(num_agents)
+        self.plies = config.plies(num_agents)
+        self.evaluate = evaluate
+        self.table, self.deadline, self.countdown = table, deadline, _CLOCK_EVERY
+        self.prune = config.prunes
+        self.equal = config.prune_on_equal
+        self.sort = config.ordering == EVALUATION
+        self.haste, self.delay = config.win_haste, config.loss_delay
+        self.model = config.weights
+        kinds = (MAX, *self.layers)
+        self.maximising = tuple(kind == MAX for kind in kinds)
+        self.expand = tuple(self.average if kind == CHANCE else self.choose for kind in kinds)
+        # What values a child at the depth limit (bound once: half the nodes are such).
+        self.limit = self.at_limit if table is None else self.at_horizon
+        self.following = tuple((agent + 1) % num_agents for agent in range(num_agents))
+        self.nodes = self.evaluations = self.reused = self.horizon = 0
+        self.lines: list[Any] = [None] * (self.plies + 1)
+
+    def root(self, state: Any, actions: list[str]) -> tuple[str, float, dict[str, float]]:
+        """Each root action's value; the best action (the first of the best) and its value."""
+        plies = self.plies
+        successor = state.generate_successor
+        if self.sort:
+            actions, successor = self.sorted_children(state, 0, actions)
+        best_value, best_action, alpha = -_INF, actions[0], -_INF
+        values: dict[str, float] = {}
+        following, prune = self.following[0], self.prune
+        value = self.limit if plies == 1 else self.expand[following]
+        try:
+            for action in actions:
+                self.nodes += 1
+                v = value(successor(0, action), following, plies - 1, alpha, _INF)
+                values[action] = v
+                if v > best_value:
+                    best_value, best_action = v, action
+                    self.lines[plies] = (action, self.lines[plies - 1])
+                    if prune and v > alpha:
+                        alpha = v
+        except OutOfTime as stop:
+            stop.best = best_action if best_value > -_INF else None
+            stop.values = values
+            stop.nodes = self.nodes - self.reused
+            stop.evaluations = self.evaluations
+            raise
+        if self.table is not None:
+            self.table[hash(state), 0] = (plies, best_value, EXACT, best_action)
+        return best_action, best_value, values
+
+    def principal_variation(self, action: str) -> tuple[str, ...]:
+        """The actions from the root along which the best value was found."""
+        line = self.lines[self.plies]
+        if line is None:
+            return (action,)
+        pv = []
+        while line is not None:
+            pv.append(line[0])
+            line = line[1]
+        return tuple(pv)
+
+    def at_limit(self, s: Any, agent: int, p: int, alpha: float, beta: float) -> float:
+        """A state at the depth limit: its evaluation."""
+        self.evaluations += 1
+        return self.evaluate(s)
+
+    def at_horizon(self, s: Any, agent: int, p: int, alpha: float, beta: float) -> float:
+        """A state at the depth limit of a deepening search: its evaluation, noting whether
+        the limit cut off a game that was not over."""
+        self.evaluations += 1
+        if not (s.is_win() or s.is_lose()):
+            self.horizon += 1
+        return self.evaluate(s)
+
+    def ended(self, s: Any, p: int) -> float:
+        """A state above the depth limit with no move to search: won, lost or stuck."""
+        self.lines[p] = None
+        self.evaluations += 1
+        value = self.evaluate(s)
+        if self.haste and s.is_win():
+            return value + p * self.haste
+        if self.delay and s.is_lose():
+            return value - p * self.delay
+        return value
+
+    def choose(self, s: Any, agent: int, p: int, alpha: float, beta: float) -> float:
+        """A MAX or MIN node: the best child's value, pruning when the search prunes; with a
+        transposition table, read first and written after (see :func:`search`)."""
+        if s.is_win() or s.is_lose() or not (actions := s.get_legal_actions(agent)):
+            return self.ended(s, p)
+        lines = self.lines
+        table = self.table
+        if table is not None:
+            self.countdown -= 1
+            if self.countdown <= 0:
+                self.check_clock()
+            key = (hash(s), agent)
+            entry = table.get(key)
+            if entry is not None:
+                window = self.recall(entry, p, alpha, beta, actions)
+                if window is None:
+                    lines[p] = None
+                    return entry[1]
+                alpha, beta = window
+            low, high = alpha, beta
+        successor = s.generate_successor
+        if self.sort and p > 1:
+            actions, successor = self.sorted_children(s, agent, actions)
+        following = self.following[agent]
+        # The children: the next agent's nodes, or (one ply above the limit) evaluated states.
+        value = self.limit if p == 1 else self.expand[following]
+        lines[p] = None
+        below = p - 1
+        if self.maximising[agent]:
+            best = -_INF
+            for action in actions:
+                self.nodes += 1
+                v = value(successor(agent, action), following, below, alpha, beta)
+                if v > best:
+                    best = v
+                    lines[p] = (action, lines[below])
+                    if self.prune:
+                        if best > beta or (self.equal and best == beta):
+                            break
+                        if best > alpha:
+                            alpha = best
+        else:
+            best = _INF
+            for action in actions:
+                self.nodes += 1
+                v = value(successor(agent, action), following, below, alpha, beta)
+                if v < best:
+                    best = v
+                    lines[p] = (action, lines[below])
+                    if self.prune:
+                        if best < alpha or (self.equal and best == alpha):
+                            break
+                        if best < beta:
+                            beta = best
+        if table is not None:
+            bound = UPPER if best <= low else LOWER if best >= high else EXACT
+            line = lines[p]
+            table[key] = (p, best, bound, actions[0] if line is None else line[0])
+        return best
+
+    def check_clock(self) -> None:
+        """Stop the search (:class:`OutOfTime`) once its deadline has passed."""
+        self.countdown = _CLOCK_EVERY
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfTime
+
+    def recall(
+        self,
+        entry: tuple[int, float, int, str],
+        p: int,
+        alpha: float,
+        beta: float,
+        actions: list[str],
+    ) -> tuple[float, float] | None:
+        """What a table entry says of a node: ``None`` when its value answers the node, else
+        the window narrowed by it (its best action moved to the front of ``actions``)."""
+        depth, value, bound, first = entry
+        if depth >= p:
+            self.horizon += 1  # the entry's search may have stopped at its own horizon
+            if bound == LOWER and value > alpha:
+                alpha = value
+            elif bound == UPPER and value < beta:
+                beta = value
+            if bound == EXACT or alpha >= beta:
+                return None
+        if first != actions[0] and first in actions:
+            actions.remove(first)
+            actions.insert(0, first)
+        return alpha, beta
+
+    def average(self, s: Any, agent: int, p: int, alpha: float, beta: float) -> float:
+        """A chance node: the mean of its children, or with a ghost model sum(p * value)."""
+        if s.is_win() or s.is_lose() or not (actions := s.get_legal_actions(agent)):
+            return self.ended(s, p)
+        # No single line is principal under a chance node; the line stops here.
+        self.lines[p] = None
+        following = self.following[agent]
+        value = self.limit if p == 1 else self.expand[following]
+        successor = s.generate_successor
+        total = 0.0
+        if self.model is None:  # CS188's average, summed then divided: its values to the bit
+            for action in actions:
+                self.nodes += 1
+                total += value(successor(agent, action), following, p - 1, alpha, beta)
+            return total / len(actions)
+        probabilities = _checked(self.model(s, agent), actions, s, agent)
+        for action in actions:
+            chance = probabilities.get(action, 0.0)
+            if chance:  # a move of probability 0 is not generated
+                self.nodes += 1
+                total += chance * value(successor(agent, action), following, p - 1, alpha, beta)
+        return total
+
+    def sorted_children(
+        self, s: Any, agent: int, actions: list[str]
+    ) -> tuple[list[str], Callable[[int, str], Any]]:
+        """The actions best first for ``agent``, with a successor function that hands back
+        the children made to sort them (visiting one is not another successor call)."""
         made = {action: s.generate_successor(agent, action) for action in actions}
-        keys = {action: evaluate(child) for action, child in made.items()}
-        nodes += len(made)
-        evaluations += len(made)
+        keys = {action: self.evaluate(child) for action, child in made.items()}
+        self.nodes += len(made)
+        self.evaluations += len(made)
 
         def successor(_agent: int, action: str) -> Any:
-            nonlocal reused
-            reused += 1
+            self.reused += 1
             return made[action]
 
         return sorted(actions, key=keys.__getitem__, reverse=agent == 0), successor
-
-    def value(s: Any, agent: int, d: int, alpha: float, beta: float, ply: int) -> float:
-        # d: rounds left to play, counting the current one.
-        nonlocal nodes, evaluations
-        lines[ply] = None
-        if d == 0 or s.is_win() or s.is_lose():
-            evaluations += 1
-            return evaluate(s)
-        actions = s.get_legal_actions(agent)
-        if not actions:
-            evaluations += 1
-            return evaluate(s)
-        successor = s.generate_successor
-        if ordered and not chance[agent] and not (agent == last and d == 1):
-            # (Children that are leaves are not sorted: scoring them all to sort them
-            # would cost what pruning saves at the last layer.)
-            actions, successor = sort_children(s, agent, actions)
-        if agent == last:
-            following, next_d = 0, d - 1
-        else:
-            following, next_d = agent + 1, d
-        below = ply + 1
-        if agent == 0:
-            best = -inf
-            for action in actions:
-                nodes += 1
-                v = value(successor(agent, action), following, next_d, alpha, beta, below)
-                if v > best:
-                    best = v
-                    lines[ply] = (action, lines[below])
-                    if prune:
-                        if best > beta:
-                            return best
-                        if best > alpha:
-                            alpha = best
-            return best
-        if chance[agent]:
-            total = 0.0
-            if weigh is None:
-                for action in actions:
-                    nodes += 1
-                    total += value(successor(agent, action), following, next_d, alpha, beta, below)
-                # No single line is principal under a chance node; the line stops here.
-                return total / len(actions)
-            probabilities = _checked(weigh(s, agent), actions, s, agent)
-            for action in actions:
-                p = probabilities.get(action, 0.0)
-                if p:
-                    nodes += 1
-                    v = value(successor(agent, action), following, next_d, alpha, beta, below)
-                    total += p * v
-            # No single line is principal under a chance node; the line stops here.
-            return total
-        best = inf
-        for action in actions:
-            nodes += 1
-            v = value(successor(agent, action), following, next_d, alpha, beta, below)
-            if v < best:
-                best = v
-                lines[ply] = (action, lines[below])
-                if prune:
-                    if best < alpha:
-                        return best
-                    if best < beta:
-                        beta = best
-        return best
-
-    actions = state.get_legal_actions(0)
-    if not actions:
-        raise AgentError(f"search: Pac-Man has no legal action in state {state}")
-    following, next_d = (1, depth) if last > 0 else (0, depth - 1)
-    root_successor = state.generate_successor
-    if ordered:
-        actions, root_successor = sort_children(state, 0, actions)
-    best_value, best_action, alpha = -inf, actions[0], -inf
-    values: dict[str, float] = {}
-    line = None
-    for action in actions:
-        nodes += 1
-        v = value(root_successor(0, action), following, next_d, alpha, inf, 1)
-        values[action] = v
-        if v > best_value:
-            best_value, best_action = v, action
-            line = lines[1]
-            if prune and v > alpha:
-                alpha = v
-    pv = [best_action]
-    while line is not None:
-        pv.append(line[0])
-        line = line[1]
-    return SearchResult(
-        best_action, best_value, nodes - reused, evaluations, values, tuple(pv), depth
-    )
 
 
 def _checked(
@@ -276,78 +447,13 @@ def _checked(
     return probabilities
 
 
-class SearchStats:
-    """Totals over the moves an agent made: the ``--stats`` line."""
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        """Start counting afresh (the runner calls it before each game)."""
-        self.moves = 0
-        self.nodes = 0
-        self.evaluations = 0
-        self.seconds = 0.0
-        self.max_seconds = 0.0
-        self.depths: list[int] = []
-        self.simulations: list[int] = []
-
-    def add(
-        self,
-        nodes: int,
-        evaluations: int,
-        seconds: float,
-        depth: int | None = None,
-        simulations: int | None = None,
-    ) -> None:
-        """Count one move; ``depth`` is the depth reached, for agents whose depth varies, and
-        ``simulations`` the playouts of a Monte Carlo agent."""
-        self.moves += 1
-        self.nodes += nodes
-        self.evaluations += evaluations
-        self.seconds += seconds
-        self.max_seconds = max(self.max_seconds, seconds)
-        if depth is not None:
-            self.depths.append(depth)
-        if simulations is not None:
-            self.simulations.append(simulations)
-
-    def summary(self) -> str:
-        moves = max(self.moves, 1)
-        rate = self.nodes / self.seconds if self.seconds > 0 else 0.0
-        text = (
-            f"{self.moves} moves, {self.nodes} nodes ({self.nodes / moves:.0f}/move), "
-            f"{self.evaluations} evaluations, {self.seconds / moves * 1000:.1f} ms/move "
-            f"(max {self.max_seconds * 1000:.1f} ms), {rate:.0f} nodes/s"
-        )
-        if self.depths:
-            mean = sum(self.depths) / len(self.depths)
-            text += f", depth {mean:.1f} on average ({min(self.depths)}-{max(self.depths)})"
-        if self.simulations:
-            mean = sum(self.simulations) / len(self.simulations)
-            text += (
-                f", {mean:.0f} simulations/move ({min(self.simulations)}-{max(self.simulations)})"
-            )
-        return text
-
-
-def parse_depth(depth: int | str) -> int:
-    """``depth`` as given on the command line (``-a depth=3``), checked."""
-    try:
-        value = int(depth)
-    except (TypeError, ValueError):
-        raise AgentError(f"depth must be a whole number, got {depth!r}") from None
-    if value < 1:
-        raise AgentError(f"depth must be at least 1, got {value}")
-    return value
-
-
 class MultiAgentSearchAgent(Agent):
     """Pac-Man searching ``depth`` rounds ahead, scoring leaves with ``evalFn``.
 
     ``depth`` and ``evalFn`` (a callable or a name such as
     ``scoreEvaluationFunction`` or ``better``) may be strings, as from
-    ``-a depth=3,evalFn=better``.
+    ``-a depth=3,evalFn=better``. The arguments are checked here and become
+    :attr:`config`, the :class:`SearchConfig` every move searches with.
     """
 
     kind = MINIMAX
@@ -355,24 +461,40 @@ class MultiAgentSearchAgent(Agent):
     def __init__(
         self, evalFn: EvalSpec = "scoreEvaluationFunction", depth: int | str = 2, index: int = 0
     ) -> None:
+        self._setup(evalFn, index, config_from_args(self.kind, depth))
+
+    def _setup(self, evalFn: EvalSpec, index: int, config: SearchConfig) -> None:
+        """Set the agent up to search with ``config``, scoring leaves with ``evalFn``."""
         super().__init__(index)
         self.evaluation_function = resolve_evaluation(evalFn)
-        self.depth = parse_depth(depth)
+        #: How every move is searched: built from the agent's arguments.
+        self.config = config
         self.stats = SearchStats()
-        #: The last move's :class:`SearchResult` (root values, principal variation, cost),
-        #: ``None`` before the first move: what the board overlay shows.
+        #: The last move's :class:`SearchResult` (root values, principal variation, cost,
+        #: the layers searched), ``None`` before the first move: what the overlay shows.
         self.last_result: SearchResult | None = None
+
+    @property
+    def depth(self) -> int:
+        """Rounds searched (one unit: a move by every agent)."""
+        return self.config.depth
+
+    def check_game(self, num_agents: int) -> None:
+        """Refuse, with an AgentError naming the argument, a game of ``num_agents`` agents
+        that the arguments do not fit (``layers`` gives one entry per ghost). A runner that
+        knows the game where it builds the agent can ask at once; the game start asks."""
+        self.config.layers_for(num_agents)
+
+    def register_initial_state(self, state: Any) -> None:
+        """Check the arguments against the game before its first move."""
+        self.check_game(state.get_num_agents())
 
     def get_action(self, state: Any) -> str:
         started = time.perf_counter()
-        result = search(state, self.depth, self.evaluation_function, self.kind, **self.options())
+        result = search(state, self.config, self.evaluation_function)
         self.stats.add(result.nodes, result.evaluations, time.perf_counter() - started)
         self.last_result = result
         return result.action
-
-    def options(self) -> dict[str, Any]:
-        """The keyword arguments of :func:`search` this agent adds (layers, ghost model)."""
-        return {}
 
 
 class MinimaxAgent(MultiAgentSearchAgent):
@@ -404,11 +526,12 @@ class ExpectimaxAgent(MultiAgentSearchAgent):
         ghostModel: GhostModel | str = "uniform",
         index: int = 0,
     ) -> None:
-        super().__init__(evalFn, depth, index)
-        self.ghost_model = resolve_ghost_model(ghostModel)
+        self._setup(evalFn, index, config_from_args(self.kind, depth, ghostModel=ghostModel))
 
-    def options(self) -> dict[str, Any]:
-        return {"ghost_model": self.ghost_model}
+    @property
+    def ghost_model(self) -> GhostModel | None:
+        """The model the chance layers weigh the ghosts' moves by."""
+        return self.config.ghost_model
 
 
 class ExpectiminimaxAgent(ExpectimaxAgent):
@@ -436,8 +559,10 @@ class ExpectiminimaxAgent(ExpectimaxAgent):
                 f"unexpected argument(s) {', '.join(stray)}: -a splits on commas, so write "
                 "layers=min:chance (one entry per ghost)"
             )
-        super().__init__(evalFn, depth, ghostModel, index)
-        self.layers = parse_layers(layers) if layers is not None else None
+        config = config_from_args(self.kind, depth, layers, ghostModel)
+        self._setup(evalFn, index, config)
 
-    def options(self) -> dict[str, Any]:
-        return {"ghost_model": self.ghost_model, "layers": self.layers}
+    @property
+    def layers(self) -> tuple[str, ...] | None:
+        """Each ghost's layer as given (``None``: MIN and chance alternate)."""
+        return self.config.layers

@@ -251,13 +251,11 @@ def observe(
         if isinstance(tree, SearchTree):
             tree.title = tree.title or title
             return tree
-    # The search's own layers and ghost model, where the agent says them (agents.search).
-    options = getattr(agent, "options", None)
-    try:
-        searched = options() if callable(options) else {}
-    except Exception:
-        searched = {}
-    searched = searched if isinstance(searched, dict) else {}
+    # The layers the search used (its public result says them) and the ghost model its
+    # configuration weighs chance children by (agents.search), where the agent has them.
+    result = getattr(agent, "last_result", None)
+    layers = getattr(result, "layers", None)
+    ghost_model = getattr(getattr(agent, "config", None), "ghost_model", None)
     tree = from_log(
         log,
         state,
@@ -266,12 +264,12 @@ def observe(
         agent_name=type(agent).__name__,
         title=title,
         depth=getattr(agent, "depth", None),
-        layers=searched.get("layers"),
-        ghost_model=searched.get("ghost_model"),
+        layers=layers if isinstance(layers, tuple) and layers else None,
+        ghost_model=ghost_model if callable(ghost_model) else None,
     )
     # An agent that scores moves without an evaluation function of states (a reflex agent)
     # still says what each root action was worth in its public result.
-    values = getattr(getattr(agent, "last_result", None), "values", None)
+    values = getattr(result, "values", None)
     if isinstance(values, dict):
         for child in reversed(tree.root.children):
             node = tree.nodes[child]
@@ -297,8 +295,10 @@ def from_log(
 ) -> SearchTree:
     """The tree of the search that ``log`` watched from ``root_state`` (its first root).
 
-    ``layers`` (one ``"min"`` or ``"chance"`` per ghost, as expectiminimax takes them) and
-    ``ghost_model`` (the chance layers' probabilities; uniform without one) are the search's.
+    ``layers`` (one ``"min"`` or ``"chance"`` per ghost: the layers the search used, as its
+    result says them) and ``ghost_model`` (the chance layers' probabilities; uniform without
+    one) are the search's; without layers, ghosts are chance nodes under an algorithm of
+    :data:`ALGORITHMS` that says so, else MIN.
     """
     if algorithm not in ALGORITHMS:
         raise PacmanError(
@@ -306,14 +306,12 @@ def from_log(
         )
     chance = ALGORITHMS[algorithm]
     num_agents = root_state.get_num_agents()
-    if layers is None and algorithm == "expectiminimax":
-        layers = ((MIN, CHANCE) * num_agents)[: num_agents - 1]  # the search's default
 
     def kind_of(agent: int) -> str:
         if agent == 0:
             return MAX
         if layers is not None and agent <= len(layers):
-            return CHANCE if layers[agent - 1] == CHANCE else MIN
+            return layers[agent - 1] if layers[agent - 1] in (MAX, CHANCE) else MIN
         return CHANCE if chance else MIN
 
     nodes = [TreeNode(0, None, None, 0, MAX, 0, root_state)]
@@ -345,29 +343,7 @@ def from_log(
             node.value, node.leaf = value, True
 
     for node in nodes:
-        state = node.state
-        if state is None:
-            continue
-        if _asks(state, "is_win"):
-            node.terminal = "win"
-        elif _asks(state, "is_lose"):
-            node.terminal = "lose"
-        if node.children:
-            expanded = {nodes[child].action for child in node.children}
-            try:
-                legal = list(state.get_legal_actions(node.agent))
-            except Exception:
-                legal = []
-            node.pruned = [action for action in legal if action not in expanded]
-            if node.kind == CHANCE:
-                weights = _chance_weights(ghost_model, state, node.agent)
-                # Without a model the ghost moves uniformly among its legal moves.
-                share = 1.0 / max(1, len(legal) or len(node.children))
-                for child in node.children:
-                    move = nodes[child].action
-                    nodes[child].probability = (
-                        share if weights is None else float(weights.get(move, 0.0))
-                    )
+        _mark(node, nodes, ghost_model)
 
     _back_up(nodes)
     if algorithm == "alphabeta":
@@ -375,6 +351,37 @@ def from_log(
     tree = SearchTree(nodes, algorithm, agent_name, action, num_agents, title=title, depth=depth)
     tree.pv = principal_variation(tree)
     return tree
+
+
+def _mark(
+    node: TreeNode,
+    nodes: list[TreeNode],
+    ghost_model: Callable[[Any, int], dict[str, float]] | None,
+) -> None:
+    """A node's outcome (win, lose), its legal actions never expanded and, for a chance node,
+    its children's probabilities (the ghost model's; uniform without one)."""
+    state = node.state
+    if state is None:
+        return
+    if _asks(state, "is_win"):
+        node.terminal = "win"
+    elif _asks(state, "is_lose"):
+        node.terminal = "lose"
+    if not node.children:
+        return
+    expanded = {nodes[child].action for child in node.children}
+    try:
+        legal = list(state.get_legal_actions(node.agent))
+    except Exception:
+        legal = []
+    node.pruned = [action for action in legal if action not in expanded]
+    if node.kind == CHANCE:
+        weights = _chance_weights(ghost_model, state, node.agent)
+        # Without a model the ghost moves uniformly among its legal moves.
+        share = 1.0 / max(1, len(legal) or len(node.children))
+        for child in node.children:
+            move = nodes[child].action
+            nodes[child].probability = share if weights is None else float(weights.get(move, 0.0))
 
 
 def _chance_weights(

@@ -117,6 +117,19 @@ def start_state(options: argparse.Namespace) -> tuple[Any, str, dict[str, str]]:
     )
 
 
+#: How a title shows the ghost model made from a tree test's probabilities.
+PROBABILITIES = "(the test's probabilities)"
+
+
+def expected_agent_args(fields: dict[str, str], start: Any) -> dict[str, Any]:
+    """The arguments of the search a tree test expects (``start`` is its start state): the
+    configuration the grader builds (:func:`agents.search_config.config_from_test`)."""
+    from agents.search_config import config_from_test
+
+    alg, depth = fields.get("alg", "AlphaBetaAgent"), fields.get("depth", "2").strip()
+    return config_from_test(alg, depth, start.tree).agent_args()
+
+
 def _describe(state: Any) -> str:
     return str(state)
 
@@ -137,12 +150,19 @@ def run(options: argparse.Namespace) -> int:
     name = options.pacman or fields.get("alg", "AlphaBetaAgent").strip()
     from pacman.loading import accepts
 
-    args = parse_agent_args(options.agentArgs)
+    args: dict[str, Any] = parse_agent_args(options.agentArgs)
     cls = agent_class(name, "agent")
-    if not options.agentArgs and accepts(cls, "depth"):
-        args = {"depth": fields.get("depth", "2").strip()}
+    if not options.agentArgs:
+        # The search the test expects (its depth, layers and probabilities), else depth 2:
+        # the arguments of it that the agent takes.
+        wanted = expected_agent_args(fields, state) if fields else {"depth": 2}
+        args = {key: value for key, value in wanted.items() if accepts(cls, key)}
     agent = build_agent(cls, "agent", **args)
-    shown = ",".join(f"{k}={v}" for k, v in args.items())
+    # As -a takes them: layers with colons, a ghost model made from a test as words.
+    shown = ",".join(
+        f"{k}={str(v).replace(',', ':') if isinstance(v, str | int) else PROBABILITIES}"
+        for k, v in args.items()
+    )
     title = f"{cls.__name__} {shown} {where}".replace("  ", " ")
     tree = observe(agent, state, algorithm=options.algorithm, title=title)
     if options.html:

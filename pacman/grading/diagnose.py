@@ -17,20 +17,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import agents.search as engine
+from agents.search_config import (
+    ALPHABETA,
+    CHANCE,
+    EXPECTIMAX,
+    EXPECTIMINIMAX,
+    MIN,
+    MINIMAX,
+    SearchConfig,
+    config_from_test,
+)
 from pacman.errors import PacmanError
-
-#: The correct search of each agent kind (on a tree without probabilities or layers).
-CORRECT = {
-    "MinimaxAgent": ("min", None),
-    "AlphaBetaAgent": ("min", "strict"),
-    "ExpectimaxAgent": ("avg", None),
-    "ExpectiminimaxAgent": ("avg", None),
-}
+from pacman.recording import ExpansionLog
 
 
 @dataclass(frozen=True)
 class Variant:
-    """One way to search: what ghosts do, how to prune, how depth counts."""
+    """One way to search, named for the diagnosis: what ghosts do, how to prune, how depth
+    counts. :meth:`config` makes it a configuration of the one search (its variant options)."""
 
     description: str
     # "min", "max", "avg" (uniform) or "weighted" (the tree's probabilities)
@@ -40,111 +45,65 @@ class Variant:
     depth_delta: int = 0
     layers: tuple[str, ...] | None = None  # one ghost rule per ghost, instead of ``ghost``
 
-    def rule(self, agent: int) -> str:
-        """What ghost ``agent`` (1, 2...) does in this search."""
-        return self.layers[agent - 1] if self.layers else self.ghost
+    def config(self, depth: int, start: Any) -> SearchConfig:
+        """The search this variant makes of a test's ``depth`` from ``start`` (a tree state)."""
+        rules = self.layers or (self.ghost,) * (start.get_num_agents() - 1)
+        weighted = "weighted" in rules
+        return SearchConfig(
+            ALPHABETA if self.prune else MINIMAX,
+            depth + self.depth_delta,
+            start.tree.ghost_model if weighted else None,
+            tuple(CHANCE if rule in ("avg", "weighted") else rule for rule in rules),
+            prune_on_equal=self.prune == "equal",
+            depth_per_agent=self.per_move,
+        )
 
 
-def correct_variant(alg: str, tree: Any) -> Variant:
-    """The search a test expects of ``alg`` on ``tree`` (its probabilities and layers included)."""
-    ghost, prune = CORRECT.get(alg, ("min", None))
-    chance = "weighted" if getattr(tree, "probabilities", None) else "avg"
-    if alg == "ExpectiminimaxAgent":
-        ghosts = tree.num_agents - 1
-        layers = getattr(tree, "layers", None) or (("min", "chance") * ghosts)[:ghosts]
-        rules = tuple(chance if layer == "chance" else "min" for layer in layers)
-        return Variant("correct", chance, None, layers=rules)
-    if ghost == "avg":
-        ghost = chance
-    return Variant("correct", ghost, prune)
+def correct_variant(alg: str, tree: Any = None) -> Variant:
+    """The search a test expects of ``alg`` on ``tree`` (its probabilities and layers
+    included), from the configuration every part of the grader builds for a test."""
+    config = config_from_test(alg, 1, tree)
+    chance = "weighted" if config.weights is not None else "avg"
+    if config.algorithm == EXPECTIMINIMAX and tree is not None:
+        layers = config.layers_for(tree.num_agents)
+        return Variant(
+            "correct", chance, layers=tuple(chance if x == CHANCE else x for x in layers)
+        )
+    ghost = chance if config.algorithm in (EXPECTIMAX, EXPECTIMINIMAX) else MIN
+    return Variant("correct", ghost, "strict" if config.prunes else None)
 
 
 class _Unscorable(Exception):
     pass
 
 
+def _score(state: Any) -> float:
+    """A tree state's value; a search that asks one that has none cannot be the student's."""
+    try:
+        return state.get_score()
+    except PacmanError:
+        raise _Unscorable from None
+
+
 def run_variant(
     start: Any, depth: int, variant: Variant
 ) -> tuple[str | None, list[tuple[int, str, str, str]]]:
-    """The action and successor calls of ``variant`` from ``start`` (a game-tree state)."""
-    expansions: list[tuple[int, str, str, str]] = []
-    agents = start.get_num_agents()
-    limit = depth + variant.depth_delta
-    if limit < 1:
+    """The action and successor calls of ``variant`` from ``start`` (a game-tree state): the
+    one search (:func:`agents.search.search`) with the variant's configuration, watched."""
+    if depth + variant.depth_delta < 1:
         raise _Unscorable
-
-    def score(state: Any) -> float:
-        try:
-            return state.get_score()
-        except PacmanError:
-            raise _Unscorable from None
-
-    def value(state: Any, agent: int, used: int, alpha: float, beta: float) -> float:
-        if used >= limit or state.is_win() or state.is_lose():
-            return score(state)
-        actions = state.get_legal_actions(agent)
-        if not actions:
-            return score(state)
-        following = (agent + 1) % agents
-        next_used = used + 1 if variant.per_move else used + 1 if following == 0 else used
-        rule = "max" if agent == 0 else variant.rule(agent)
-        maximise = rule == "max"
-        if rule == "weighted":
-            weights = state.tree.ghost_model(state, agent)
-            actions = [a for a in actions if weights.get(a, 0.0)]
-            total = 0.0
-            for action in actions:
-                child = state.generate_successor(agent, action)
-                expansions.append((agent, action, str(state), str(child)))
-                total += weights[action] * value(child, following, next_used, alpha, beta)
-            return total
-        values = []
-        best = -math.inf if maximise else math.inf
-        for action in actions:
-            child = state.generate_successor(agent, action)
-            expansions.append((agent, action, str(state), str(child)))
-            v = value(child, following, next_used, alpha, beta)
-            values.append(v)
-            if rule == "avg":
-                continue
-            best = max(best, v) if maximise else min(best, v)
-            if variant.prune:
-                equal = variant.prune == "equal"
-                if maximise:
-                    if best > beta or (equal and best == beta):
-                        return best
-                    alpha = max(alpha, best)
-                else:
-                    if best < alpha or (equal and best == alpha):
-                        return best
-                    beta = min(beta, best)
-        if rule == "avg":
-            return sum(values) / len(values)
-        return best
-
-    actions = start.get_legal_actions(0)
-    best_action, best_value = None, -math.inf
-    alpha = -math.inf
-    following = 1 % agents
-    root_used = 1 if (variant.per_move or following == 0) else 0
-    for action in actions:
-        child = start.generate_successor(0, action)
-        expansions.append((0, action, str(start), str(child)))
-        v = value(child, following, root_used, alpha, math.inf)
-        if v > best_value:
-            best_action, best_value = action, v
-        if variant.prune:
-            alpha = max(alpha, best_value)
-    return best_action, expansions
+    if not start.get_legal_actions(0):
+        return None, []
+    log = ExpansionLog()
+    result = engine.search(log.wrap(start), variant.config(depth, start), _score)
+    # No action beats a value of -inf: none is chosen.
+    action = None if result.value == -math.inf else result.action
+    return action, [(e.agent_index, e.action, str(e.parent), str(e.child)) for e in log.entries]
 
 
 def variants_for(alg: str, tree: Any = None) -> list[Variant]:
     """Mistakes worth checking for an agent class name (on ``tree``, when it matters)."""
-    right = (
-        correct_variant(alg, tree)
-        if tree is not None
-        else Variant("correct", *CORRECT.get(alg, ("min", None)))
-    )
+    right = correct_variant(alg, tree)
     found = [
         Variant("ghosts treated as MAX (every agent maximising)", "max", right.prune),
         replace(
@@ -185,44 +144,49 @@ def variants_for(alg: str, tree: Any = None) -> list[Variant]:
             Variant("ghosts taking the minimum (minimax) instead of the average", "min", None)
         )
     if alg == "ExpectiminimaxAgent" and right.layers:
-        if weighted:
-            specific.append(
-                replace(
-                    right,
-                    description="chance layers averaged uniformly where the test gives "
-                    "probabilities (a chance node is worth the sum of probability times value "
-                    "over its children)",
-                    layers=tuple("avg" if r == "weighted" else r for r in right.layers),
-                )
-            )
-        shown = " ".join("chance" if r != "min" else "min" for r in right.layers)
-        chance = "weighted" if weighted else "avg"
-        specific += [
-            Variant(f"every ghost a MIN layer (minimax), where the layers are {shown}", "min"),
-            Variant(
-                f"every ghost a chance layer (expectimax), where the layers are {shown}", chance
-            ),
-            replace(
-                right,
-                description=f"MIN and chance swapped, where the layers are {shown}",
-                layers=tuple(chance if r == "min" else "min" for r in right.layers),
-            ),
-        ]
-        reverse = tuple(reversed(right.layers))
-        if reverse != specific[-1].layers:  # with two ghosts, reversing is swapping
-            specific.append(
-                replace(
-                    right,
-                    description=f"the layers in reverse order, where they are {shown} from "
-                    "ghost 1 on",
-                    layers=reverse,
-                )
-            )
+        specific += _layer_mistakes(right, weighted)
     found = specific + found
     if alg == "MinimaxAgent":
         found += [Variant("ghosts averaging (expectimax) instead of minimising", "avg", None)]
     # A mistake that searches exactly as the right search does cannot be told from it.
     return [v for v in found if replace(v, description="correct") != right]
+
+
+def _layer_mistakes(right: Variant, weighted: bool) -> list[Variant]:
+    """Expectiminimax's mistakes about layers, where ``right`` gives each ghost's."""
+    layers = right.layers or ()
+    found = []
+    if weighted:
+        found.append(
+            replace(
+                right,
+                description="chance layers averaged uniformly where the test gives "
+                "probabilities (a chance node is worth the sum of probability times value "
+                "over its children)",
+                layers=tuple("avg" if r == "weighted" else r for r in layers),
+            )
+        )
+    shown = " ".join("chance" if r != "min" else "min" for r in layers)
+    chance = "weighted" if weighted else "avg"
+    found += [
+        Variant(f"every ghost a MIN layer (minimax), where the layers are {shown}", "min"),
+        Variant(f"every ghost a chance layer (expectimax), where the layers are {shown}", chance),
+        replace(
+            right,
+            description=f"MIN and chance swapped, where the layers are {shown}",
+            layers=tuple(chance if r == "min" else "min" for r in layers),
+        ),
+    ]
+    reverse = tuple(reversed(layers))
+    if reverse != found[-1].layers:  # with two ghosts, reversing is swapping
+        found.append(
+            replace(
+                right,
+                description=f"the layers in reverse order, where they are {shown} from ghost 1 on",
+                layers=reverse,
+            )
+        )
+    return found
 
 
 def generated_names(start: str, expansions: Iterable[Sequence[Any]]) -> list[str]:

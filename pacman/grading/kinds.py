@@ -230,6 +230,7 @@ class GraphGameTreeTest(TestCase):
         self, ctx: Context
     ) -> tuple[str | None, list[tuple[int, str, str, str]], str | None, str]:
         fields = {k: v for k, v in self.test.items() if k != "diagram"}
+        kwargs = self._agent_kwargs()  # its ghostModel is made in the worker, from the tree
         worker = ctx.pool.get()
         worker.mark_output()
         try:
@@ -239,9 +240,8 @@ class GraphGameTreeTest(TestCase):
                 f"{self.alg}.getAction",
                 fields=fields,
                 agent=self.alg,
-                kwargs=self._agent_kwargs(),
-                # A tree with probabilities hands the agent its ghost model (built in the worker).
-                ghost_model=bool(self.tree.probabilities),
+                kwargs={k: v for k, v in kwargs.items() if k != "ghostModel"},
+                ghost_model="ghostModel" in kwargs,
             )
         except (WorkerDied, WorkerTimeout) as error:
             self._timed_out = isinstance(error, WorkerTimeout)
@@ -275,11 +275,10 @@ class GraphGameTreeTest(TestCase):
         return action, expansions, error, output
 
     def _agent_kwargs(self) -> dict[str, Any]:
-        """``alg(depth=...)``, as CS188 builds it, plus ``layers="min,chance"`` when the test has layers."""
-        kwargs: dict[str, Any] = {"depth": self.depth}
-        if self.tree.layers is not None:
-            kwargs["layers"] = ",".join(self.tree.layers)
-        return kwargs
+        """The test's search (``config_from_test``) as ``alg(depth=..., layers=..., ghostModel=...)``."""
+        from agents.search_config import config_from_test
+
+        return config_from_test(self.alg, self.depth, self.tree).agent_args()
 
     def generate(self, ctx: Context) -> dict[str, str]:
         action, expansions, error, _ = self._observe(ctx)

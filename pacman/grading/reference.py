@@ -10,55 +10,35 @@ Each Pac-Man turn of the recorded game gets:
 - ``partialPlyBugActions``: the best-action sets of a search whose last round
   ends right after Pac-Man's move, before the ghosts reply (with and without Stop).
 
-Best-action sets come from the small reference search below (values compared
-exactly); the explored counts come from the agent itself, observed through
-the recording wrapper in a worker, like any graded run.
+Best-action sets come from the one search (:func:`agents.search.search`) with the test's
+configuration (:func:`agents.search_config.config_from_test`, expectiminimax included)
+searched without pruning, so every root action's value is exact (values compared exactly);
+the explored counts come from the agent itself, observed through the recording wrapper in
+a worker, like any graded run.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from typing import Any
 
+import agents.search as engine
+from agents.evaluation import scoreEvaluationFunction
+from agents.search_config import MINIMAX, SearchConfig, config_from_test
 from pacman.compat import Twinned
 from pacman.directions import STOP
 
-_GHOSTS = {"MinimaxAgent": "min", "AlphaBetaAgent": "min", "ExpectimaxAgent": "avg"}
 
-
-def root_values(
-    state: Any, depth: int, ghost: str, *, no_stop: bool = False, partial_ply: bool = False
-) -> dict[str, float]:
-    """Pac-Man's value for each root action; game score as the evaluation."""
-    agents = state.get_num_agents()
-
-    def actions_of(s: Any, agent: int) -> list[str]:
-        actions = s.get_legal_actions(agent)
-        if no_stop and agent == 0:
-            actions = [a for a in actions if a != STOP]
-        return actions
-
-    def value(s: Any, agent: int, rounds_left: int) -> float:
-        if rounds_left == 0 or s.is_win() or s.is_lose():
-            return s.get_score()
-        if partial_ply and rounds_left == 1 and agent != 0:
-            return s.get_score()
-        actions = actions_of(s, agent)
-        if not actions:
-            return s.get_score()
-        following = (agent + 1) % agents
-        next_left = rounds_left - 1 if following == 0 else rounds_left
-        values = [value(s.generate_successor(agent, a), following, next_left) for a in actions]
-        if agent == 0:
-            return max(values)
-        if ghost == "avg":
-            return sum(values) / len(values)
-        return min(values)
-
-    following = 1 % agents
-    left = depth - 1 if following == 0 else depth
-    return {a: value(state.generate_successor(0, a), following, left) for a in actions_of(state, 0)}
+def root_values(state: Any, config: SearchConfig, *, no_stop: bool = False) -> dict[str, float]:
+    """Pac-Man's value for each root action (without Stop, with ``no_stop``), the game's score
+    as the evaluation: the one search as ``config`` says, but without pruning."""
+    exact = replace(config, algorithm=MINIMAX) if config.prunes else config
+    start = NoStop(state) if no_stop else state
+    if not start.get_legal_actions(0):
+        return {}  # Stop was Pac-Man's only move
+    return engine.search(start, exact, scoreEvaluationFunction).values
 
 
 def best_actions(values: dict[str, float]) -> list[str]:
@@ -72,45 +52,27 @@ def best_actions(values: dict[str, float]) -> list[str]:
 
 def game_solution(test: Any, ctx: Any) -> dict[str, str]:
     """Play the test's game with the agent under test choosing Pac-Man's moves; record each turn."""
-    if test.alg == "ExpectiminimaxAgent":
-        from pacman.grading.testfile import TestFileError
-
-        # The reference below knows only all-MIN and all-chance ghosts; a wrong solution
-        # written silently would be worse than none.
-        raise TestFileError(
-            f"{test.path}: PacmanGameTreeTest cannot generate solutions for "
-            "ExpectiminimaxAgent; use GraphGameTreeTest with a layers field"
-        )
-    ghost = _GHOSTS.get(test.alg, "min")
-    depth = test.depth
+    config = config_from_test(test.alg, test.depth)
+    shallower = replace(config, depth=max(1, config.depth - 1))
+    deeper = replace(config, depth=config.depth + 1)
+    partial_ply = replace(config, partial_ply=True)
     optimal: list[str] = []
     alt: list[str] = []
     partial: list[str] = []
 
+    def both(state: Any, searched: SearchConfig) -> list[list[str]]:
+        """The best actions with Stop and without it."""
+        return [
+            best_actions(root_values(state, searched)),
+            best_actions(root_values(state, searched, no_stop=True)),
+        ]
+
     def ask(step: int, state: Any, action: str, explored: int, channel: Any) -> str:
-        with_stop = best_actions(root_values(state, depth, ghost))
-        without = best_actions(root_values(state, depth, ghost, no_stop=True))
+        with_stop, without = both(state, config)
         explored_no_stop = _explored_without_stop(ctx, state, test)
         optimal.append(json.dumps([[with_stop, explored], [without, explored_no_stop]]))
-        shallower = max(1, depth - 1)
-        alt.append(
-            json.dumps(
-                [
-                    best_actions(root_values(state, shallower, ghost)),
-                    best_actions(root_values(state, shallower, ghost, no_stop=True)),
-                    best_actions(root_values(state, depth + 1, ghost)),
-                    best_actions(root_values(state, depth + 1, ghost, no_stop=True)),
-                ]
-            )
-        )
-        partial.append(
-            json.dumps(
-                [
-                    best_actions(root_values(state, depth, ghost, partial_ply=True)),
-                    best_actions(root_values(state, depth, ghost, no_stop=True, partial_ply=True)),
-                ]
-            )
-        )
+        alt.append(json.dumps([*both(state, shallower), *both(state, deeper)]))
+        partial.append(json.dumps(both(state, partial_ply)))
         return with_stop[0] if action not in with_stop else action
 
     _result, failure, _, _ = test._play(ctx, None, ask)
@@ -130,7 +92,7 @@ def _explored_without_stop(ctx: Any, state: Any, test: Any) -> int:
     import agents
     from pacman.recording import ExpansionLog
 
-    agent = getattr(agents, test.alg)(depth=test.depth)
+    agent = getattr(agents, test.alg)(**config_from_test(test.alg, test.depth).agent_args())
     log = ExpansionLog()
     agent.get_action(log.wrap(NoStop(state)))
     return log.explored_count()

@@ -1,7 +1,9 @@
 """The grader's HTML report of a failed tree test: the expected tree, the student's search over it.
 
-The expected tree is the tree the project's own agent (the test's ``alg`` at its
-``depth``) expands, drawn by :mod:`pacman.view.html_tree`. Over it:
+The expected tree is the tree the project's own agent expands, built as the grader builds
+it for the test (the test's ``alg`` with the configuration of
+:func:`agents.search_config.config_from_test`: its depth, layers and probabilities), drawn
+by :mod:`pacman.view.html_tree`. Over it:
 
 - an expected state the student never generated is drawn faded (``missing``);
 - a state the student generated that the correct search never does is added under
@@ -84,9 +86,12 @@ def _call(entry: Sequence[Any] | None) -> str:
     return f"{entry[0]} {entry[1]} {entry[2]}"
 
 
-def _student_overlay(expected: Any, data: Mapping[str, Any]) -> dict[str, Any]:
-    """Marks and notes over ``expected`` (its nodes grow by the student's extra states)."""
-    from pacman.searchtree import MAX, MIN, TreeNode
+def _student_overlay(
+    expected: Any, data: Mapping[str, Any], layers: Sequence[str]
+) -> dict[str, Any]:
+    """Marks and notes over ``expected`` (its nodes grow by the student's extra states, each
+    of the kind the test's ``layers`` give its agent)."""
+    from pacman.searchtree import MAX, TreeNode
 
     nodes = expected.nodes
     mine = [(str(e[2]), str(e[1]), str(e[3])) for e in data["expansions"]]
@@ -103,9 +108,8 @@ def _student_overlay(expected: Any, data: Mapping[str, Any]) -> dict[str, Any]:
             continue
         owner = nodes[names.get(parent, 0)]
         agent = (owner.agent + 1) % expected.num_agents
-        node = TreeNode(
-            len(nodes), owner.id, action, agent, MAX if agent == 0 else MIN, owner.ply + 1, child
-        )
+        kind = MAX if agent == 0 else layers[agent - 1]
+        node = TreeNode(len(nodes), owner.id, action, agent, kind, owner.ply + 1, child)
         nodes.append(node)
         owner.children.append(node.id)
         names[child] = node.id
@@ -117,6 +121,7 @@ def _student_overlay(expected: Any, data: Mapping[str, Any]) -> dict[str, Any]:
 def report_page(data: Mapping[str, Any], title: str) -> str:
     """The HTML report for one failed tree test (``data`` from :func:`failure_data`)."""
     import agents
+    from agents.search_config import config_from_test
     from pacman.gametree import GameTree
     from pacman.searchtree import observe
     from pacman.view.html_tree import tree_page
@@ -125,11 +130,14 @@ def report_page(data: Mapping[str, Any], title: str) -> str:
     agent_class = getattr(agents, data["alg"], None)
     if agent_class is None:
         raise PacmanError(f"{title}: no reference agent {data['alg']!r} to draw the expected tree")
-    expected = observe(agent_class(depth=data["depth"]), tree_game.start, title=title)
+    # The search the test expects, configured as the grader configures it (its depth, layers
+    # and probabilities), so the page draws the tree the text report speaks of.
+    config = config_from_test(data["alg"], data["depth"], tree_game)
+    expected = observe(agent_class(**config.agent_args()), tree_game.start, title=title)
     nodes = expected.nodes
     # The correct calls (parent, action, child) in order; the student's drawn ones.
     gold = [(str(nodes[n.parent].state), n.action, str(n.state)) for n in nodes[1:]]
-    overlay = _student_overlay(expected, data)
+    overlay = _student_overlay(expected, data, config.layers_for(tree_game.num_agents))
     mine, marks, notes = overlay["mine"], overlay["marks"], overlay["notes"]
     cut = data["calls"] - len(mine)
     summary = [
