@@ -211,6 +211,9 @@ def build_agents(spec: GameSpec, layout: Layout, pacman: object | None = None) -
     if pacman is None:
         pacman = _build(spec.pacman, "agent", spec, **spec.pacman_args)
     count = min(spec.num_ghosts, layout.num_ghosts)
+    fits = getattr(pacman, "check_game", None)
+    if fits is not None:
+        fits(1 + count)  # arguments that do not fit this game (layers=...) fail here, not in it
     return [pacman, *(_build(spec.ghost, "ghost", spec, index) for index in range(1, count + 1))]
 
 

@@ -108,6 +108,10 @@ def test_agent_args_parse_as_cs188():
             "pacman: agent ExpectimaxAgent: ghostModel=sideways: unknown ghost model; known: "
             "uniform, directional",
         ),
+        (
+            ["-p", "ExpectiminimaxAgent", "-a", "layers=min:chance:min", "-k", "2", "-q"],
+            "pacman: layers=min,chance,min: 3 entries for 2 ghost(s); give one entry per ghost",
+        ),
         (["--numGames", "x"], "pacman: argument -n/--numGames: invalid int value: 'x'"),
         (["--replay", "/nonexistent.json"], "pacman: --replay /nonexistent.json: cannot read"),
     ],
