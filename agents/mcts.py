@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections import deque
 from typing import Any
 
 from agents.arguments import real_number, whole_number
@@ -223,68 +222,12 @@ class MCTSAgent(Agent):
         self._root, self._chosen = root, root.actions[best]
         return root.actions[best]
 
-    def search_tree(self) -> Any:
-        """The tree of the last move's search, for ``pacman tree``: each Pac-Man edge a
-        chance node (the ghosts' replies, as drawn) with its tries and mean return, each
-        reply met a MAX node with the simulations that reached it."""
-        from pacman.searchtree import CHANCE, MAX, SearchTree, TreeNode, principal_variation
-
+    def last_search(self) -> tuple[Any, str] | None:
+        """The last move's search: its root node (per action: tries, summed returns, the
+        replies met, each a node of its own) and the action chosen; None before a move.
+        ``pacman tree`` draws it (:func:`pacman.view.searchtree.from_mcts`)."""
         root = getattr(self, "_root", None)
-        if root is None:
-            return None
-        nodes = [TreeNode(0, None, None, 0, MAX, 0, root.state, visits=root.visits)]
-        waiting = deque([(root, 0)])  # breadth first: a node's id is below its children's
-        while waiting:
-            node, node_id = waiting.popleft()
-            for index, action in enumerate(node.actions):
-                tries = node.tries[index]
-                if not tries:
-                    continue
-                edge = TreeNode(
-                    len(nodes),
-                    node_id,
-                    action,
-                    1,
-                    CHANCE,
-                    nodes[node_id].ply + 1,
-                    node.state.generate_successor(0, action),
-                    visits=tries,
-                    mean=node.totals[index] / tries,
-                )
-                edge.value = edge.mean
-                nodes.append(edge)
-                nodes[node_id].children.append(edge.id)
-                for reply, child in enumerate(node.outcomes[index].values(), start=1):
-                    reached = child.arrivals
-                    below = TreeNode(
-                        len(nodes),
-                        edge.id,
-                        f"reply {reply}",
-                        0,
-                        MAX,
-                        edge.ply + 1,
-                        child.state,
-                        probability=reached / tries,
-                        visits=reached,
-                        leaf=not child.visits and not child.terminal,
-                    )
-                    if child.terminal:
-                        below.terminal = "win" if child.state.is_win() else "lose"
-                    if child.visits:
-                        below.mean = sum(child.totals) / sum(child.tries)
-                        below.value = max(
-                            child.totals[i] / n for i, n in enumerate(child.tries) if n
-                        )
-                    nodes.append(below)
-                    edge.children.append(below.id)
-                    waiting.append((child, below.id))
-        chosen = next(nodes[c] for c in nodes[0].children if nodes[c].action == self._chosen)
-        nodes[0].value = chosen.mean
-        tree = SearchTree(
-            nodes, "mcts", type(self).__name__, self._chosen, root.state.get_num_agents()
-        )
-        tree.pv = principal_variation(tree)
-        return tree
+        return None if root is None else (root, self._chosen)
 
     # -- one simulation -----------------------------------------------------------------------
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import agents
 from pacman.layout import load_layout
-from pacman.searchtree import observe
 from pacman.state import GameState
 from pacman.view.html_tree import tree_page
+from pacman.view.searchtree import observe
 
 RUNS = [
     ("AlphaBetaAgent", 2, "minimaxClassic"),

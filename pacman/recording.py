@@ -28,7 +28,7 @@ Each wrapped state knows which node of the search it is: a root handed out by
 :meth:`ExpansionLog.wrap` is node ``-1``, ``-2``... (first root, second...), and
 the child of entry ``i`` is node ``i``. ``log.parents[i]`` is the node whose
 successor call made entry ``i``, so the tree the search walked is known even
-where equal states appear at several places in it (:mod:`pacman.searchtree`).
+where equal states appear at several places in it (:mod:`pacman.view.searchtree`).
 An evaluation function wrapped by :meth:`ExpansionLog.watch` logs the value it
 gives each wrapped node.
 

@@ -97,8 +97,6 @@ def start_state(options: argparse.Namespace) -> tuple[Any, str, dict[str, str]]:
     if options.test and options.replay:
         raise UsageError("--test and --replay each give a state: use one")
     if options.test:
-        from pacman.searchtree import tree_test_start
-
         state, fields = tree_test_start(options.test)
         return state, f"on {Path(options.test).name}", fields
     if options.replay:
@@ -138,7 +136,7 @@ def run(options: argparse.Namespace) -> int:
     from pacman.loading import build_agent, parse_agent_args
     from pacman.outputs import prepare_output_file, write_atomically
     from pacman.runner import agent_class
-    from pacman.searchtree import observe, to_text
+    from pacman.view.searchtree import observe, to_text
 
     if options.numghosts < 0:
         raise UsageError(f"-k/--numghosts {options.numghosts}: must be at least 0")
@@ -193,3 +191,17 @@ def main(argv: Sequence[str] | None = None, prog: str = "pacman tree") -> int:
     except PacmanError as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
+
+
+def tree_test_start(path: str) -> tuple[Any, dict[str, str]]:
+    """A CS188 ``GraphGameTreeTest`` file's start state and its fields."""
+    from pacman.gametree import GameTree
+    from pacman.grading.testfile import read_test_file
+
+    fields = read_test_file(path)
+    kind = fields.get("class", "").strip()
+    if kind != "GraphGameTreeTest":
+        raise PacmanError(
+            f"{path}: a tree needs a GraphGameTreeTest file; this one is {kind or 'of no class'}"
+        )
+    return GameTree.from_fields(fields).start, dict(fields)

@@ -91,7 +91,7 @@ def _student_overlay(
 ) -> dict[str, Any]:
     """Marks and notes over ``expected`` (its nodes grow by the student's extra states, each
     of the kind the test's ``layers`` give its agent)."""
-    from pacman.searchtree import MAX, TreeNode
+    from pacman.view.searchtree import MAX, TreeNode
 
     nodes = expected.nodes
     mine = [(str(e[2]), str(e[1]), str(e[3])) for e in data["expansions"]]
@@ -123,8 +123,8 @@ def report_page(data: Mapping[str, Any], title: str) -> str:
     import agents
     from agents.search_config import config_from_test
     from pacman.gametree import GameTree
-    from pacman.searchtree import observe
     from pacman.view.html_tree import tree_page
+    from pacman.view.searchtree import observe
 
     tree_game = GameTree.from_fields(data["fields"])
     agent_class = getattr(agents, data["alg"], None)

@@ -20,8 +20,8 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from pacman.searchtree import SearchTree
 from pacman.view.html import json_block, page
+from pacman.view.searchtree import SearchTree
 
 __all__ = ["tree_page"]
 

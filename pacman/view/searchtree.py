@@ -23,7 +23,8 @@ made it, and the watched function gives the value of every leaf. From these
 Search agents that build their own tree (Monte Carlo tree search: visit counts
 and mean values; expectiminimax: chance probabilities) can hand over a
 :class:`SearchTree` instead: when the agent has a ``search_tree()`` method that
-returns one after its move, :func:`observe` uses it. Its nodes carry
+returns one after its move, :func:`observe` uses it. The project's MCTS agent hands over
+its statistics (``last_search()``), which :func:`from_mcts` draws. Nodes carry
 ``visits``, ``mean`` and ``probability``.
 
 The game never imports this module; only the ``pacman tree`` command, the
@@ -33,6 +34,7 @@ grader's HTML report and the tests do.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,10 +51,10 @@ __all__ = [
     "TreeNode",
     "algorithm_of",
     "from_log",
+    "from_mcts",
     "observe",
     "principal_variation",
     "to_text",
-    "tree_test_start",
 ]
 
 MAX, MIN, CHANCE = "max", "min", "chance"
@@ -245,12 +247,13 @@ def observe(
                 setattr(agent, name, function)
             else:
                 delattr(agent, name)
-    own = getattr(agent, "search_tree", None)
-    if callable(own):
-        tree = own()
-        if isinstance(tree, SearchTree):
-            tree.title = tree.title or title
-            return tree
+    own = getattr(agent, "search_tree", None)  # an agent that draws its own tree
+    tree = own() if callable(own) else None
+    if tree is None and callable(getattr(agent, "last_search", None)):
+        tree = from_mcts(agent)  # the project's MCTS: its statistics, drawn here
+    if isinstance(tree, SearchTree):
+        tree.title = tree.title or title
+        return tree
     # The layers the search used (its public result says them) and the ghost model its
     # configuration weighs chance children by (agents.search), where the agent has them.
     result = getattr(agent, "last_result", None)
@@ -484,18 +487,65 @@ def principal_variation(tree: SearchTree) -> list[int]:
     return path
 
 
-def tree_test_start(path: str) -> tuple[Any, dict[str, str]]:
-    """A CS188 ``GraphGameTreeTest`` file's start state and its fields."""
-    from pacman.gametree import GameTree
-    from pacman.grading.testfile import read_test_file
-
-    fields = read_test_file(path)
-    kind = fields.get("class", "").strip()
-    if kind != "GraphGameTreeTest":
-        raise PacmanError(
-            f"{path}: a tree needs a GraphGameTreeTest file; this one is {kind or 'of no class'}"
-        )
-    return GameTree.from_fields(fields).start, dict(fields)
+def from_mcts(agent: Any) -> SearchTree | None:
+    """The tree of an MCTS agent's last search (its ``last_search()``): each Pac-Man edge
+    a chance node (the ghosts' replies, as drawn) with its tries and mean return, each
+    reply met a MAX node with the simulations that reached it."""
+    searched = agent.last_search()
+    if searched is None:
+        return None
+    root, chosen_action = searched
+    nodes = [TreeNode(0, None, None, 0, MAX, 0, root.state, visits=root.visits)]
+    waiting = deque([(root, 0)])  # breadth first: a node's id is below its children's
+    while waiting:
+        node, node_id = waiting.popleft()
+        for index, action in enumerate(node.actions):
+            tries = node.tries[index]
+            if not tries:
+                continue
+            edge = TreeNode(
+                len(nodes),
+                node_id,
+                action,
+                1,
+                CHANCE,
+                nodes[node_id].ply + 1,
+                node.state.generate_successor(0, action),
+                visits=tries,
+                mean=node.totals[index] / tries,
+            )
+            edge.value = edge.mean
+            nodes.append(edge)
+            nodes[node_id].children.append(edge.id)
+            for reply, child in enumerate(node.outcomes[index].values(), start=1):
+                reached = child.arrivals
+                below = TreeNode(
+                    len(nodes),
+                    edge.id,
+                    f"reply {reply}",
+                    0,
+                    MAX,
+                    edge.ply + 1,
+                    child.state,
+                    probability=reached / tries,
+                    visits=reached,
+                    leaf=not child.visits and not child.terminal,
+                )
+                if child.terminal:
+                    below.terminal = "win" if child.state.is_win() else "lose"
+                if child.visits:
+                    below.mean = sum(child.totals) / sum(child.tries)
+                    below.value = max(child.totals[i] / n for i, n in enumerate(child.tries) if n)
+                nodes.append(below)
+                edge.children.append(below.id)
+                waiting.append((child, below.id))
+    chosen = next(nodes[c] for c in nodes[0].children if nodes[c].action == chosen_action)
+    nodes[0].value = chosen.mean
+    tree = SearchTree(
+        nodes, "mcts", type(agent).__name__, chosen_action, root.state.get_num_agents()
+    )
+    tree.pv = principal_variation(tree)
+    return tree
 
 
 # ------------------------------------------------------------------ text
