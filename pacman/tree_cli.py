@@ -136,7 +136,8 @@ def run(options: argparse.Namespace) -> int:
     from pacman.loading import build_agent, parse_agent_args
     from pacman.outputs import prepare_output_file, write_atomically
     from pacman.runner import agent_class
-    from pacman.view.searchtree import observe, to_text
+    from pacman.view.searchtree import observe
+    from pacman.view.tree_text import to_text
 
     if options.numghosts < 0:
         raise UsageError(f"-k/--numghosts {options.numghosts}: must be at least 0")

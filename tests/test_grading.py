@@ -21,7 +21,7 @@ from grading_submissions import (
 )
 
 from pacman.grading import main
-from pacman.grading.kinds import parse_ghosts
+from pacman.grading.kind_eval import parse_ghosts
 from pacman.grading.testfile import TestFileError
 
 REPO = Path(__file__).resolve().parents[1]

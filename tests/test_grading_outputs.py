@@ -14,10 +14,10 @@ from agents import GreedyAgent
 from pacman.ghosts import RandomGhost
 from pacman.grading import main
 from pacman.grading.gradescope import gradescope_results
-from pacman.grading.kinds import TestResult, worker_problem
 from pacman.grading.leaderboard import write_leaderboard
 from pacman.grading.session import RunResult
 from pacman.grading.suite import QuestionResult
+from pacman.grading.testcase import TestResult, worker_problem
 from pacman.grading.tree_report import DRAWN_CALLS, failure_data, report_name, report_page
 from pacman.layout import load_layout
 from pacman.runner import game_record

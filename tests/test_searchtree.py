@@ -18,7 +18,8 @@ from pacman.recording import ExpansionLog
 from pacman.state import GameState
 from pacman.view.html import embedded_data, json_block
 from pacman.view.html_tree import tree_page
-from pacman.view.searchtree import CHANCE, MAX, MIN, SearchTree, TreeNode, observe, to_text
+from pacman.view.searchtree import CHANCE, MAX, MIN, SearchTree, TreeNode, observe
+from pacman.view.tree_text import to_text
 
 CASES = Path(__file__).resolve().parents[2] / "shared" / "berkeley" / "test_cases"
 LECTURE = CASES / "q3" / "0-lecture-6-tree.test"

@@ -1,7 +1,7 @@
 """A class leaderboard: ``autograder.py --submissions DIR --leaderboard``.
 
 Every submission plays the suite's ``EvalAgentTest`` games (the same layouts, ghosts and
-seeds for all, each in its own sandboxed worker: see :mod:`pacman.grading.kinds`); this
+seeds for all, each in its own sandboxed worker: see :mod:`pacman.grading.kind_eval`); this
 module ranks what they did and writes ``PREFIX-leaderboard.csv``, ``.json`` and ``.html``,
 with each submission's best and worst game as a record ``pacman --replay`` plays and as an
 HTML replay page any browser opens (:mod:`pacman.view.html_replay`), which the page links.

@@ -16,15 +16,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from pacman.grading.kinds import (
-    Budget,
-    Context,
-    TestCase,
-    TestResult,
-    display,
-    worker_problem,
-)
 from pacman.grading.suite import Question, QuestionResult, score_question
+from pacman.grading.testcase import Budget, Context, TestCase, TestResult, display, worker_problem
 from pacman.grading.testfile import TestFile, TestFileError, read_test_file
 from pacman.sandbox.config import Limits, SandboxConfig, SandboxError, WorkerDied, WorkerTimeout
 from pacman.sandbox.pool import WorkerPool

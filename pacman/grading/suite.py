@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from pacman.grading.kinds import TestCase, TestResult, display, make_test
+from pacman.grading.kinds import make_test
+from pacman.grading.testcase import TestCase, TestResult, display
 from pacman.grading.testfile import TestFileError, read_test_file
 
 QUESTION_KINDS = ("PassAllTestsQuestion", "PartialCreditQuestion", "NumberPassedQuestion")
