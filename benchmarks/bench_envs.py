@@ -99,16 +99,20 @@ def vector(
         env_id, num_envs=num_envs, vectorization_mode=mode, layout=layout, observation=observation
     )
     try:
-        rounds = max(1, steps // num_envs)
-        actions = np.random.default_rng(seed).integers(0, 5, size=(rounds, num_envs))
-        envs.reset(seed=seed)
-        clock = Clock()
-        clock.start()
-        for row in actions:
-            envs.step(row)
-        return clock.rates(rounds * num_envs)
+        return random_rounds(envs, max(1, steps // num_envs), num_envs, seed)
     finally:
         envs.close()
+
+
+def random_rounds(envs, rounds: int, num_envs: int, seed: int) -> tuple[float, float]:
+    """Steps per second of ``rounds`` steps of random actions (drawn before the clock starts)."""
+    actions = np.random.default_rng(seed).integers(0, 5, size=(rounds, num_envs))
+    envs.reset(seed=seed)
+    clock = Clock()
+    clock.start()
+    for row in actions:
+        envs.step(row)
+    return clock.rates(rounds * num_envs)
 
 
 def sb3_vector(make_envs, num_envs: int, steps: int, seed: int) -> tuple[float, float]:
@@ -204,14 +208,7 @@ def batch_rounds(num_envs: int) -> int:
 def batched(layout: str, num_envs: int, seed: int, ghost: str = "random") -> tuple[float, float]:
     """Game steps per second of the batched vector env (autoreset and time limit inside)."""
     envs = gym.make_vec(BATCHED_ID, num_envs=num_envs, layout=layout, ghost=ghost)
-    rounds = batch_rounds(num_envs)
-    actions = np.random.default_rng(seed).integers(0, 5, size=(rounds, num_envs))
-    envs.reset(seed=seed)
-    clock = Clock()
-    clock.start()
-    for row in actions:
-        envs.step(row)
-    return clock.rates(rounds * num_envs)
+    return random_rounds(envs, batch_rounds(num_envs), num_envs, seed)
 
 
 def batched_parallel(layout: str, num_envs: int, seed: int) -> tuple[float, float]:

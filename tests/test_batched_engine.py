@@ -19,11 +19,11 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("gymnasium")
 
 from pacman.directions import ACTION_ORDER  # noqa: E402
-from pacman.envs.batched.boards import NAME_ORDER  # noqa: E402
+from pacman.envs.batched.choices import sums_row  # noqa: E402
 from pacman.envs.batched.engine import LOST, RUNNING, WON, BatchedGames  # noqa: E402
 from pacman.envs.batched.streams import StreamRandom, Streams  # noqa: E402
 from pacman.errors import PacmanError  # noqa: E402
-from pacman.ghosts import DirectionalGhost, RandomGhost, running_sums  # noqa: E402
+from pacman.ghosts import DirectionalGhost, RandomGhost  # noqa: E402
 from pacman.layout import layout_names, load_layout, parse_layout  # noqa: E402
 from pacman.state import GameState  # noqa: E402
 
@@ -90,17 +90,6 @@ def _batched_signatures(games: BatchedGames) -> list[tuple]:
     return rows
 
 
-def _sums_of(distribution: dict[str, float]) -> list[float]:
-    """The object ghost's running sums laid out as the engine's rows (name order)."""
-    names, sums = running_sums(distribution)
-    by_name = dict(zip(names, sums, strict=True))
-    row, last = [], -np.inf
-    for code in NAME_ORDER:
-        last = by_name.get(ACTION_ORDER[code], last)
-        row.append(last)
-    return row
-
-
 def _lockstep(layouts, kind: str, seeds: list[int], *, recorded: bool = False) -> Counter:
     """Play one game per seed on ``layouts`` (one per game, all one size) in both engines.
 
@@ -142,7 +131,7 @@ def _lockstep(layouts, kind: str, seeds: list[int], *, recorded: bool = False) -
                 if state.is_terminal():
                     continue
                 ghost = ghosts[i][k]
-                assert sums[i].tolist() == _sums_of(ghost.get_distribution(state)), (turn, i, k)
+                assert sums[i].tolist() == sums_row(ghost.get_distribution(state)), (turn, i, k)
                 action = ghost.get_action(state)
                 chosen[i] = ACTION_ORDER.index(action)
                 states[i] = state.generate_successor(k + 1, action)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -50,6 +50,18 @@ def check_illegal_action(illegal_action: str) -> None:
     """Refuse an ``illegal_action`` argument other than ``"stop"`` or ``"error"``."""
     if illegal_action not in ("stop", "error"):
         raise PacmanError(f"illegal_action must be 'stop' or 'error', not {illegal_action!r}")
+
+
+def check_observation(observation: str, kinds: Sequence[str], window_radius: float) -> None:
+    """Refuse an observation kind not in ``kinds`` or a window radius that is not a whole
+    number of cells, at least 1."""
+    if observation not in kinds:
+        known = ", ".join(repr(kind) for kind in kinds)
+        raise PacmanError(f"observation must be one of {known}, not {observation!r}")
+    if int(window_radius) != window_radius or window_radius < 1:
+        raise PacmanError(
+            f"window_radius must be a whole number of cells >= 1, not {window_radius!r}"
+        )
 
 
 def as_layout(layout: str | Layout) -> Layout:
@@ -203,13 +215,7 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
         reward_fn: RewardFunction | None = None,
     ) -> None:
         check_illegal_action(illegal_action)
-        if observation not in OBSERVATIONS:
-            known = ", ".join(repr(kind) for kind in OBSERVATIONS)
-            raise PacmanError(f"observation must be one of {known}, not {observation!r}")
-        if int(window_radius) != window_radius or window_radius < 1:
-            raise PacmanError(
-                f"window_radius must be a whole number of cells >= 1, not {window_radius!r}"
-            )
+        check_observation(observation, OBSERVATIONS, window_radius)
         rendering.check_render_mode(render_mode, self.metadata["render_modes"])
         # A random: spec without seed= is a distribution: a new board each episode.
         self._boards = board_draw(layout)

@@ -31,6 +31,18 @@ except ImportError:  # gymnasium 1.0 has next-step autoreset only, and no name f
     _AUTORESET_MODES = {"next_step": None}
 
 
+def autoreset_setting(autoreset_mode: Any, metadata: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    """Whether ``autoreset_mode`` (an ``AutoresetMode`` or its value) resets in the same step,
+    and ``metadata`` naming it where this gymnasium has names for the modes."""
+    mode = getattr(autoreset_mode, "value", autoreset_mode)
+    if mode not in _AUTORESET_MODES:
+        known = ", ".join(repr(name) for name in _AUTORESET_MODES)
+        raise PacmanError(f"autoreset_mode must be one of {known}, not {autoreset_mode!r}")
+    if _AUTORESET_MODES[mode] is not None:
+        metadata = {**metadata, "autoreset_mode": _AUTORESET_MODES[mode]}
+    return mode == "same_step", metadata
+
+
 class PacmanVectorEnv(VectorEnv):
     """``num_envs`` Pac-Man games with array observations, batched in one process.
 
@@ -58,13 +70,7 @@ class PacmanVectorEnv(VectorEnv):
     ) -> None:
         if env_kwargs.get("observation", "grid") == "dict":
             raise PacmanError("the vector environment takes array observations, not 'dict'")
-        mode = getattr(autoreset_mode, "value", autoreset_mode)  # an AutoresetMode or its value
-        if mode not in _AUTORESET_MODES:
-            known = ", ".join(repr(name) for name in _AUTORESET_MODES)
-            raise PacmanError(f"autoreset_mode must be one of {known}, not {autoreset_mode!r}")
-        self.same_step = mode == "same_step"
-        if _AUTORESET_MODES[mode] is not None:
-            self.metadata = {**self.metadata, "autoreset_mode": _AUTORESET_MODES[mode]}
+        self.same_step, self.metadata = autoreset_setting(autoreset_mode, self.metadata)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             modes = ", ".join(self.metadata["render_modes"])
             raise PacmanError(

@@ -28,7 +28,8 @@ def _legal_names(bits: int) -> list[str]:
     return [a for code, a in enumerate(ACTION_ORDER) if NAME_BIT[code] & bits]
 
 
-def _row(distribution: dict[str, float]) -> list[float]:
+def sums_row(distribution: dict[str, float]) -> list[float]:
+    """A distribution's running sums laid out as a table row (name order)."""
     names, sums = running_sums(distribution)
     by_name = dict(zip(names, sums, strict=True))
     row, last = [], -np.inf
@@ -53,7 +54,7 @@ def uniform_sums() -> np.ndarray:
     table = np.full((16, 4), -np.inf)
     ghost = RandomGhost(1)
     for bits in range(1, 16):
-        table[bits] = _row(ghost.get_distribution(_LegalOnly(_legal_names(bits))))
+        table[bits] = sums_row(ghost.get_distribution(_LegalOnly(_legal_names(bits))))
     return table
 
 
@@ -67,7 +68,7 @@ def directional_sums(prob_attack: float, prob_scared_flee: float) -> np.ndarray:
                 if best & ~legal:
                     continue
                 weights = directional_weights(names, _legal_names(best), probability)
-                table[scared, legal, best] = _row(weights)
+                table[scared, legal, best] = sums_row(weights)
     return table
 
 

@@ -28,20 +28,11 @@ from pacman.directions import ACTION_ORDER
 from pacman.envs.batched.encoders import BatchedFeatures, BatchedGrid, BatchedWindow
 from pacman.envs.batched.engine import BatchedGames
 from pacman.envs.compact import FEATURE_NAMES
-from pacman.envs.single import check_illegal_action
+from pacman.envs.single import check_illegal_action, check_observation
+from pacman.envs.vector import autoreset_setting
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.layout import Layout, load_layout
 from pacman.mazegen import is_spec, parse_spec
-
-try:
-    from gymnasium.vector import AutoresetMode
-
-    _AUTORESET_MODES: dict[str, Any] = {
-        "next_step": AutoresetMode.NEXT_STEP,
-        "same_step": AutoresetMode.SAME_STEP,
-    }
-except ImportError:  # gymnasium 1.0 has next-step autoreset only, and no name for it
-    _AUTORESET_MODES = {"next_step": None}
 
 OBSERVATION_KINDS = ("grid", "features", "window")
 
@@ -101,22 +92,10 @@ class PacmanBatchedVectorEnv(VectorEnv):
                 "or compute rewards from the arrays in envs.games"
             )
         check_illegal_action(illegal_action)
-        if observation not in OBSERVATION_KINDS:
-            known = ", ".join(repr(kind) for kind in OBSERVATION_KINDS)
-            raise PacmanError(f"observation must be one of {known}, not {observation!r}")
-        if int(window_radius) != window_radius or window_radius < 1:
-            raise PacmanError(
-                f"window_radius must be a whole number of cells >= 1, not {window_radius!r}"
-            )
+        check_observation(observation, OBSERVATION_KINDS, window_radius)
         if render_mode is not None:
             raise PacmanError("the batched environments do not render; leave render_mode None")
-        mode = getattr(autoreset_mode, "value", autoreset_mode)
-        if mode not in _AUTORESET_MODES:
-            known = ", ".join(repr(name) for name in _AUTORESET_MODES)
-            raise PacmanError(f"autoreset_mode must be one of {known}, not {autoreset_mode!r}")
-        self.same_step = mode == "same_step"
-        if _AUTORESET_MODES[mode] is not None:
-            self.metadata = {**self.metadata, "autoreset_mode": _AUTORESET_MODES[mode]}
+        self.same_step, self.metadata = autoreset_setting(autoreset_mode, self.metadata)
         first, draw = batch_boards(layout)
         self.games = BatchedGames(first, num_envs, num_ghosts, ghost, draw)
         self.layout = first
