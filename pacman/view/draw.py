@@ -222,8 +222,9 @@ def _draw_banner(
     color: Color,
     theme: Theme,
     agents: Sequence[pygame.Rect],
-) -> None:
-    """The banner in a box over the maze, as near its middle as it goes without hiding an agent.
+) -> pygame.Rect:
+    """The banner in a box over the maze, as near its middle as it goes without hiding an agent
+    (returned).
 
     The end of a game is worth seeing: where Pac-Man was caught, or ate the last dot.
     """
@@ -254,6 +255,7 @@ def _draw_banner(
     shadow.set_alpha(200)
     surface.blit(shadow, box)
     surface.blit(text, text.get_rect(center=box.center))
+    return box
 
 
 def draw(
@@ -268,6 +270,7 @@ def draw(
     banner: str | None = None,
     notes: Any = None,
     overlay: bool = False,
+    boxes: list[tuple[str, pygame.Rect]] | None = None,
 ) -> Geometry:
     """Paint ``state`` onto ``surface`` (any size; the maze is scaled to fit and centred).
 
@@ -279,7 +282,8 @@ def draw(
     ``notes`` (:class:`pacman.marks.BoardNotes`) the agents' marks, drawn under food
     and agents, and with ``overlay`` Pac-Man's last search (:func:`draw_overlay`),
     its depth and nodes after the caption. Returns the geometry used, so callers
-    can find cells on the surface.
+    can find cells on the surface; ``boxes``, if given, gets every text drawn with its box
+    (tests check that none overlaps another or leaves the picture).
     """
     theme = get_theme(theme)
     geometry = fit(surface.get_size(), state.layout)
@@ -293,11 +297,16 @@ def draw(
     where = list(positions) if positions is not None else None
     _draw_agents(surface, geometry, state, theme, where, mouth, dying)
     if search is not None:
-        draw_overlay(surface, geometry, notes, theme, paths=False)  # values readable over all
+        cells = [state.get_pacman_position(), *state.get_ghost_positions()]
+        # The values over everything, placed clear of the agents' cells where they can be.
+        draw_overlay(surface, geometry, notes, theme, paths=False, agents=cells, boxes=boxes)
     text, color = _banner(state, banner, theme)
     if text:
-        _draw_banner(surface, geometry, text, color, theme, _agent_boxes(geometry, state, where))
-    _draw_score_bar(surface, geometry, state.get_score(), caption, theme)
+        agents = _agent_boxes(geometry, state, where)
+        shown = _draw_banner(surface, geometry, text, color, theme, agents)
+        if boxes is not None:
+            boxes.append((text, shown))
+    _draw_score_bar(surface, geometry, state.get_score(), caption, theme, boxes)
     return geometry
 
 
@@ -386,13 +395,23 @@ def _agent_boxes(
 
 
 def _draw_score_bar(
-    surface: pygame.Surface, geometry: Geometry, score: float, caption: str | None, theme: Theme
+    surface: pygame.Surface,
+    geometry: Geometry,
+    score: float,
+    caption: str | None,
+    theme: Theme,
+    boxes: list[tuple[str, pygame.Rect]] | None = None,
 ) -> None:
-    """The bar under the maze: the score at the left, the caption at the right."""
+    """The bar under the maze: the score at the left, the caption at the right, across the
+    whole picture where it is wider than the maze (a narrow maze in a window made wider to be
+    readable)."""
     bar_top = geometry.top + geometry.maze_size[1]
     middle = bar_top + geometry.bar_height // 2
     pad = max(2, geometry.cell // 3)
-    room = geometry.maze_size[0] - 2 * pad
+    left, width = geometry.left, geometry.maze_size[0]
+    if surface.get_width() > width:
+        left, width = 0, surface.get_width()
+    room = width - 2 * pad
     # The score first; the caption gets what is left beside it and loses its start if it
     # must ("...Agent  move 18"): on a narrow maze the two never overlap or leave the bar.
     score_text = f"SCORE {_score_text(score)}"
@@ -403,11 +422,17 @@ def _draw_score_bar(
     while score_size > 10 and get_font(score_size).size(score_text)[0] + need > room:
         score_size -= 1
     shown = _fitted(score_text, score_size, room, theme.score)
-    surface.blit(shown, shown.get_rect(midleft=(geometry.left + pad, middle)))
+    where = shown.get_rect(midleft=(left + pad, middle))
+    surface.blit(shown, where)
+    if boxes is not None:
+        boxes.append((score_text, where))
     beside = room - shown.get_width() - pad
     if caption and beside > 0:
         text = _fitted(caption, max(9, round(geometry.bar_height * 0.6)), beside, theme.text)
-        surface.blit(text, text.get_rect(midright=(geometry.left + pad + room, middle)))
+        where = text.get_rect(midright=(left + pad + room, middle))
+        surface.blit(text, where)
+        if boxes is not None:
+            boxes.append((caption, where))
 
 
 def _score_text(score: float) -> str:
