@@ -416,9 +416,13 @@ def _draw_score_bar(
     # must ("...Agent  move 18"): on a narrow maze the two never overlap or leave the bar.
     score_text = f"SCORE {_score_text(score)}"
     score_size = max(10, round(geometry.bar_height * 0.75))
-    # Smaller score letters where the caption's end ("move 18") would not fit beside it.
-    tail = "\u2026" + " ".join(caption.split()[-2:]) if caption else ""
-    need = get_font(_SMALLEST_TEXT).size(tail)[0] + pad if tail else 0
+    # Smaller score letters where the caption would not fit beside it in the smallest letters
+    # (up to half the bar), and always where its end ("move 18") would not.
+    need = 0
+    if caption:
+        small = get_font(_SMALLEST_TEXT)
+        tail = small.size("\u2026" + " ".join(caption.split()[-2:]))[0]
+        need = max(tail, min(small.size(caption)[0], room // 2)) + pad
     while score_size > 10 and get_font(score_size).size(score_text)[0] + need > room:
         score_size -= 1
     shown = _fitted(score_text, score_size, room, theme.score)
