@@ -44,6 +44,8 @@ def _numbered(path: str, index: int, count: int) -> str:
 
 def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name: str | None) -> Any:
     """The window, text (``-t``, or where no window opens and nobody needs the keyboard) or none."""
+    if options.web is not None:
+        return _web_display(options, agent_name)
     if options.quietTextGraphics:
         return None
     from pacman.view.text import TextDisplay
@@ -66,6 +68,25 @@ def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name:
             raise _keyboard_cannot_play(options, f"and none can be opened here ({cause})") from None
         print(f"pacman: {error}; showing the game as text instead", file=sys.stderr)
         return TextDisplay(frame_time=options.frameTime)
+
+
+def _web_display(options: argparse.Namespace, agent_name: str | None) -> Any:
+    """The browser view (``--web``): its server started, its URL printed, a browser opened."""
+    from pacman.view.web import WebDisplay, open_browser
+
+    display = WebDisplay(
+        options.web,
+        frame_time=options.frameTime,
+        theme=options.theme,
+        agent_name=agent_name,
+        values=options.values,
+    )
+    opened = not options.no_browser and open_browser(display.url)
+    how = "opened in your browser" if opened else "open it in a browser"
+    print(
+        f"pacman: the game is at {display.url} ({how}; Ctrl-C stops)", file=sys.stderr, flush=True
+    )
+    return display
 
 
 def _keyboard_cannot_play(options: argparse.Namespace, why: str) -> UsageError:
@@ -197,7 +218,15 @@ def play_games(options: argparse.Namespace) -> int:
     agent_name = pacman_class.__name__
     wants_keyboard = agent_name == "KeyboardAgent"
     parallel = options.jobs > 1 or options.scheduler is not None
-    if wants_keyboard and (options.textGraphics or options.quietTextGraphics or parallel):
+    if parallel and options.web is not None:
+        raise UsageError(
+            "--web shows games as they are played, one at a time: leave out --jobs/--scheduler"
+        )
+    if (
+        wants_keyboard
+        and options.web is None
+        and (options.textGraphics or options.quietTextGraphics or parallel)
+    ):
         raise _keyboard_without_window(options)
     seed = _seed(options)
     display = _display(options, parallel, wants_keyboard, agent_name)
@@ -441,8 +470,10 @@ class _Games:
         print(f"pacman: {crash}{hint}{kept}", file=sys.stderr)
 
     def close(self) -> None:
-        """Every file whole, even after a run stopped half way."""
+        """Every file whole, even after a run stopped half way; the browser view told."""
         for recorder in self.recorders:
             recorder.close()
+        if self.options.web is not None and self.display is not None:
+            self.display.close()
         if self.lines is not None:
             self.lines.finish()

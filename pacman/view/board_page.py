@@ -22,7 +22,7 @@ canvas{max-width:100%;image-rendering:auto}
 .bar{display:flex;gap:8px;align-items:center;flex-wrap:wrap;justify-content:center}
 button,select{font:inherit;padding:2px 10px}
 input[type=range]{width:min(560px,80vw)}
-#pos{font-variant-numeric:tabular-nums;min-width:9em;text-align:center}
+#pos{font-variant-numeric:tabular-nums;min-width:16em;text-align:center}
 .hint{color:#999;font-size:12px}
 """
 
@@ -47,7 +47,7 @@ const $ = id => document.getElementById(id);
 const canvas = $("board"), g = canvas.getContext("2d");
 const board = window.board = {keys: null, live: null};
 let D = null, F = [], W = 0, H = 0, CELL = 30, BAR = 36, maze = null;
-let foodAt = [], capsAt = [], notesAt = [], food = null, caps = null, note = null;
+let foodAt = [], capsAt = [], notesAt = [], movesAt = [], food = null, caps = null, note = null;
 let at = 0, playing = false, timer = null;
 const key = (x, y) => x + "," + y;
 const isWall = (x, y) => x >= 0 && y >= 0 && x < W && y < H && D.walls[H - 1 - y][x] === "%";
@@ -84,11 +84,14 @@ function addFrame(f, n) {  // food, capsules and notes at each frame, from the e
   if (f.c) { caps = new Set(caps); for (const [x, y] of f.c) caps.delete(key(x, y)); }
   if (f.n !== undefined) note = D.notes[f.n];
   F.push(f); foodAt.push(food); capsAt.push(caps); notesAt.push(note);
+  movesAt.push((movesAt.length ? movesAt[movesAt.length - 1] : 0) + (f.a === 0 ? 1 : 0));  // Pac-Man's
 }
 board.go = i => go(i);
+board.frame = () => F[at];  // what is shown: agents (x, y, facing, scared), score
+board.frames = () => F;
 board.last = () => F.length - 1;
 board.load = function (data) {
-  pause(); at = 0; D = data; W = D.width; H = D.height; F = []; foodAt = []; capsAt = []; notesAt = [];
+  pause(); at = 0; D = data; W = D.width; H = D.height; F = []; foodAt = []; capsAt = []; notesAt = []; movesAt = [];
   food = new Set(D.food.map(([x, y]) => key(x, y))); caps = new Set(D.capsules.map(([x, y]) => key(x, y)));
   note = null; D.notes = D.notes || [];
   for (const f of data.frames) addFrame(f);
@@ -96,8 +99,8 @@ board.load = function (data) {
 };
 board.push = function (f, n) {
   const following = at >= F.length - 1;  // a page scrolled back stays where it was
-  addFrame(f, n); $("scrub").max = F.length - 1;
-  if (following) go(F.length - 1); else title();
+  addFrame(f, n); $("scrub").max = F.length - 1; title();
+  if (following) go(F.length - 1);
 };
 board.finish = function (end) { D.end = end; title(); draw(); };
 board.status = function () { draw(); };
@@ -179,7 +182,7 @@ function placeLabels(values, origin, agents) {  // pacman.view.labels.place_labe
   return placed;
 }
 function overlay(n, part, agents) {  // part: "paths" under the agents, "labels" over them
-  const s = n.search; if (!s) return "";
+  const s = n.search; if (!s) return part === "labels" ? [] : "";
   const paths = s.paths || [];
   for (let a = part === "paths" ? paths.length - 1 : -1; a >= 0; a--) {
     const p = paths[a]; if (!p || p.length < 2) continue;
@@ -188,13 +191,15 @@ function overlay(n, part, agents) {  // part: "paths" under the agents, "labels"
     g.beginPath(); g.moveTo(cx(p[0][0]), cy(p[0][1])); for (const [x, y] of p.slice(1)) g.lineTo(cx(x), cy(y)); g.stroke();
   }
   const root = paths.length ? paths[0][0] : null;
-  if (root && part === "labels") {
+  if (part === "labels") {  // the labels placed, for the banner to keep clear of
+    const labels = root ? placeLabels(s.values, root, agents) : [];
     g.textAlign = "center"; g.textBaseline = "middle";
-    for (const l of placeLabels(s.values, root, agents)) {
+    for (const l of labels) {
       g.fillStyle = "rgba(0,0,0,0.67)"; g.fillRect(...l.box);
       g.font = l.size + "px sans-serif"; g.fillStyle = l.act === s.action ? "#ff8c00" : D.theme.text;
       g.fillText(l.text, l.box[0] + l.box[2] / 2, l.box[1] + l.box[3] / 2 + 1);
     }
+    return labels;
   }
   return s.depth === null ? "" : "depth " + s.depth + ", " + s.nodes + " nodes";
 }
@@ -226,12 +231,19 @@ function scoreBar(score, caption) {  // draw.py's _draw_score_bar
   const text = fitted(caption, Math.max(9, Math.round(BAR * 0.6)), beside, false);
   g.textAlign = "right"; g.fillStyle = D.theme.text; g.fillText(text, pad + room, mid);
 }
-function banner(text, color) {
+function banner(text, color, clearOf) {  // draw.py's _draw_banner: hiding no agent, no value
   let size = Math.max(10, Math.round(CELL * 1.4)), w = 0;
   do { g.font = "bold " + size + "px sans-serif"; w = g.measureText(text).width + CELL; } while (w > W * CELL && --size > 8);
-  const h = size + CELL / 2;
-  g.fillStyle = "rgba(0,0,0,0.78)"; g.fillRect(W * CELL / 2 - w / 2, H * CELL / 2 - h / 2, w, h);
-  g.textAlign = "center"; g.textBaseline = "middle"; g.fillStyle = color; g.fillText(text, W * CELL / 2, H * CELL / 2);
+  const h = size + Math.floor(CELL / 2), step = Math.max(1, Math.floor(CELL / 2));
+  const offsets = spare => { const o = []; for (let d = 0; d <= spare / 2; d += step) { o.push(d); if (d) o.push(-d); } return o; };
+  const x0 = W * CELL / 2 - w / 2, y0 = H * CELL / 2 - h / 2;
+  let box = [x0, y0, w, h];
+  search: for (const dx of offsets(Math.max(0, W * CELL - w))) for (const dy of offsets(Math.max(0, H * CELL - h))) {
+    const moved = [x0 + dx, y0 + dy, w, h];
+    if (!clearOf.some(o => overlaps(moved, o))) { box = moved; break search; }
+  }
+  g.fillStyle = "rgba(0,0,0,0.78)"; g.fillRect(...box);
+  g.textAlign = "center"; g.textBaseline = "middle"; g.fillStyle = color; g.fillText(text, box[0] + w / 2, box[1] + h / 2);
 }
 function draw() {
   if (!D || !F.length) return;
@@ -253,18 +265,20 @@ function draw() {
   const shown = n && $("vals").checked;
   if (shown) found = overlay(n, "paths");
   for (let i = 1; i < f.p.length; i++) ghost(i, f.p[i][0], f.p[i][1], f.p[i][2], f.p[i][3]);
-  const pacMoves = F.slice(0, at + 1).filter(x => x.a === 0).length;
-  pacman(f.p[0][0], f.p[0][1], f.p[0][2], pacMoves % 2 === 0 ? 1 : 0.3);
-  if (shown) overlay(n, "labels", f.p);
+  pacman(f.p[0][0], f.p[0][1], f.p[0][2], movesAt[at] % 2 === 0 ? 1 : 0.3);
+  const clearOf = f.p.map(([x, y]) => [cx(x) - CELL / 2, cy(y) - CELL / 2, CELL, CELL]);
+  if (shown) for (const l of overlay(n, "labels", f.p)) clearOf.push(l.box);
   const caption = [D.agent, "move " + at];
   if (live && live.paused) caption.push("space resumes, right arrow steps");
   if (live && live.notice) caption.push(live.notice);
   if (found) caption.push(found);
   scoreBar(f.s, caption.filter(Boolean).join("  "));
-  if (at === F.length - 1 && (D.end === "win" || D.end === "lose")) banner(D.end === "win" ? "YOU WIN!" : "GAME OVER", D.end === "win" ? TH.score : TH.game_over);
-  else if (live && live.paused) banner("PAUSED", TH.text);
+  if (at === F.length - 1 && (D.end === "win" || D.end === "lose")) banner(D.end === "win" ? "YOU WIN!" : "GAME OVER", D.end === "win" ? TH.score : TH.game_over, clearOf);
+  else if (live && live.paused) banner("PAUSED", TH.text, clearOf);
   $("scrub").value = at;
-  $("pos").textContent = "move " + at + " of " + (F.length - 1) + (f.m ? " (" + (f.a === 0 ? "Pac-Man" : "ghost " + f.a) + " " + f.m + ")" : "");
+  const score = Number.isInteger(f.s) ? f.s : +f.s.toFixed(2);
+  $("pos").textContent = "move " + at + " of " + (F.length - 1) + " \u00b7 score " + score +
+    (f.m ? " \u00b7 " + (f.a === 0 ? "Pac-Man" : "ghost " + f.a) + " " + f.m : "");
 }
 function title() {
   const end = D.end ? " \u00b7 " + D.end : board.live ? " \u00b7 live" : "";

@@ -224,7 +224,7 @@ def _draw_banner(
     agents: Sequence[pygame.Rect],
 ) -> pygame.Rect:
     """The banner in a box over the maze, as near its middle as it goes without hiding an agent
-    (returned).
+    or a value (``agents``: their boxes); returns its box.
 
     The end of a game is worth seeing: where Pac-Man was caught, or ate the last dot.
     """
@@ -296,14 +296,17 @@ def draw(
         caption = f"{caption}  {found}" if caption else found
     where = list(positions) if positions is not None else None
     _draw_agents(surface, geometry, state, theme, where, mouth, dying)
+    labels: list[tuple[str, pygame.Rect]] = []
     if search is not None:
         cells = [state.get_pacman_position(), *state.get_ghost_positions()]
         # The values over everything, placed clear of the agents' cells where they can be.
-        draw_overlay(surface, geometry, notes, theme, paths=False, agents=cells, boxes=boxes)
+        draw_overlay(surface, geometry, notes, theme, paths=False, agents=cells, boxes=labels)
+    if boxes is not None:
+        boxes.extend(labels)
     text, color = _banner(state, banner, theme)
     if text:
-        agents = _agent_boxes(geometry, state, where)
-        shown = _draw_banner(surface, geometry, text, color, theme, agents)
+        clear_of = _agent_boxes(geometry, state, where) + [box for _, box in labels]
+        shown = _draw_banner(surface, geometry, text, color, theme, clear_of)
         if boxes is not None:
             boxes.append((text, shown))
     _draw_score_bar(surface, geometry, state.get_score(), caption, theme, boxes)
