@@ -123,6 +123,13 @@ class SearchTree:
             self.nodes[child].action or "": self.nodes[child].value for child in self.root.children
         }
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the tree's page (as ``pacman tree --html`` writes it), embedded."""
+        from pacman.view.html_tree import tree_page
+        from pacman.view.notebook import embed
+
+        return embed(tree_page(self), 640)
+
     def to_data(self, describe: Callable[[Any], str] = str) -> dict[str, Any]:
         """The tree as JSON-ready data (what the HTML file embeds); infinities as strings.
 
