@@ -106,6 +106,8 @@ class SearchTree:
     pv: list[int] = field(default_factory=list)
     title: str = ""
     depth: int | None = None
+    #: What the page must say before anything else (an algorithm that is not the agent's).
+    note: str = ""
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -185,6 +187,7 @@ class SearchTree:
             "num_agents": self.num_agents,
             "pv": self.pv,
             "nodes": nodes,
+            **({"note": self.note} if self.note else {}),
         }
 
 
@@ -260,6 +263,13 @@ def observe(
     if isinstance(tree, SearchTree):
         tree.title = tree.title or title
         return tree
+    own = algorithm_of(agent)
+    note = ""
+    if algorithm is not None and algorithm != own and own != "other":
+        note = (
+            f"drawn as {algorithm}, but {type(agent).__name__} searches with {own}: the values "
+            f"are backed up as {algorithm} would back them up, not as the agent computed them"
+        )
     # The layers the search used (its public result says them) and the ghost model its
     # configuration weighs chance children by (agents.search), where the agent has them.
     result = getattr(agent, "last_result", None)
@@ -276,6 +286,7 @@ def observe(
         layers=layers if isinstance(layers, tuple) and layers else None,
         ghost_model=ghost_model if callable(ghost_model) else None,
     )
+    tree.note = note
     # An agent that scores moves without an evaluation function of states (a reflex agent)
     # still says what each root action was worth in its public result.
     values = getattr(result, "values", None)
@@ -350,6 +361,13 @@ def from_log(
         if node_id is not None and node_id + 1 < len(nodes):
             node = nodes[node_id + 1]
             node.value, node.leaf = value, True
+    # A reflex agent's scores of moves: each the value of the child its move made.
+    for node_id, move, value in log.move_evaluations:
+        if node_id is not None and node_id + 1 < len(nodes):
+            made = [c for c in nodes[node_id + 1].children if nodes[c].action == move]
+            if made and nodes[made[-1]].value is None:
+                nodes[made[-1]].value = value
+                nodes[made[-1]].leaf = not nodes[made[-1]].children
 
     for node in nodes:
         _mark(node, nodes, ghost_model)
@@ -493,6 +511,24 @@ def principal_variation(tree: SearchTree) -> list[int]:
     return path
 
 
+def _replies(before: Any, after: Any) -> str:
+    """The ghosts' replies that led from ``before`` to ``after``, as their actions: ``West``
+    for one ghost, initials in ghost order for more (``W N``; ``-`` a ghost that did not move,
+    the game being over)."""
+    count = before.get_num_agents()
+    moves = []
+    for ghost in range(1, count):
+        was, now = before.get_ghost_state(ghost), after.get_ghost_state(ghost)
+        moved = (was.get_position(), was.get_direction()) != (
+            now.get_position(),
+            now.get_direction(),
+        )
+        moves.append(now.get_direction() if moved else "-")
+    if all(move == "-" for move in moves):
+        return "no reply"
+    return moves[0] if len(moves) == 1 else " ".join(move[:1] for move in moves)
+
+
 def from_mcts(agent: Any) -> SearchTree | None:
     """The tree of an MCTS agent's last search (its ``last_search()``): each Pac-Man edge
     a chance node (the ghosts' replies, as drawn) with its tries and mean return, each
@@ -523,12 +559,12 @@ def from_mcts(agent: Any) -> SearchTree | None:
             edge.value = edge.mean
             nodes.append(edge)
             nodes[node_id].children.append(edge.id)
-            for reply, child in enumerate(node.outcomes[index].values(), start=1):
+            for child in node.outcomes[index].values():
                 reached = child.arrivals
                 below = TreeNode(
                     len(nodes),
                     edge.id,
-                    f"reply {reply}",
+                    _replies(edge.state, child.state),
                     0,
                     MAX,
                     edge.ply + 1,
