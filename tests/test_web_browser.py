@@ -160,3 +160,47 @@ def test_keys_on_the_page_move_pacman_and_tabs_come_and_go(browser, tmp_path):
         first.close()
     assert code == 0
     assert "pacman: Esc pressed in the browser; stopping" in game.lines
+
+
+# ----------------------------------------------------------------------- trees
+
+OPEN_CHECK = """() => {
+  const view = document.getElementById("view").getBoundingClientRect();
+  const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5 &&
+                           a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
+  const nodes = [...document.querySelectorAll("g.node")];
+  const labels = nodes.filter(g => {
+    const shape = g.querySelector(".shape").getBoundingClientRect();
+    return !inside(g.querySelector(".val").getBoundingClientRect(), shape);
+  }).map(g => g.dataset.id);
+  const line = nodes.filter(g => g.classList.contains("onpv"));
+  const hidden = line.filter(g => !inside(g.querySelector(".shape").getBoundingClientRect(), view));
+  return {nodes: nodes.length, outside: labels, line: line.length, hidden: hidden.map(g => g.dataset.id)};
+}"""
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("tree-mediumClassic-depth3", ["-p", "AlphaBetaAgent", "-a", "depth=3"]),
+        ("tree-mcts", ["-p", "MCTSAgent", "-a", "simulations=60"]),
+        ("tree-big-values", ["-p", "ExpectimaxAgent", "-a", "depth=2,evalFn=better"]),
+    ],
+)
+def test_a_tree_opens_with_its_chosen_line_in_view_and_its_values_inside_their_nodes(
+    browser, tmp_path, name, args
+):
+    from pacman.cli import main
+
+    page_file = tmp_path / f"{name}.html"
+    assert main(["tree", *args, "-l", "mediumClassic", "-k", "2", "--html", str(page_file)]) == 0
+    page = browser.new_page(viewport={"width": 1280, "height": 1024})
+    try:
+        page.goto(page_file.as_uri())
+        page.wait_for_selector("g.node")
+        found = page.evaluate(OPEN_CHECK)
+        page.screenshot(path=shots(tmp_path) / f"{name}.png")
+    finally:
+        page.close()
+    assert found["outside"] == [] and found["nodes"] > 20
+    assert found["line"] >= 2 and found["hidden"] == []

@@ -181,27 +181,24 @@ function placeLabels(values, origin, agents) {  // pacman.view.labels.place_labe
   }
   return placed;
 }
-function overlay(n, part, agents) {  // part: "paths" under the agents, "labels" over them
-  const s = n.search; if (!s) return part === "labels" ? [] : "";
+function overlay(n) {  // the paths, under the agents (the labels go over them)
+  const s = n.search; if (!s) return "";
   const paths = s.paths || [];
-  for (let a = part === "paths" ? paths.length - 1 : -1; a >= 0; a--) {
+  for (let a = paths.length - 1; a >= 0; a--) {
     const p = paths[a]; if (!p || p.length < 2) continue;
     g.strokeStyle = a === 0 ? "#ff8c00" : D.theme.ghosts[(a - 1) % D.theme.ghosts.length];
     g.lineWidth = a === 0 ? Math.max(2, CELL / 6) : Math.max(1, CELL / 14);
     g.beginPath(); g.moveTo(cx(p[0][0]), cy(p[0][1])); for (const [x, y] of p.slice(1)) g.lineTo(cx(x), cy(y)); g.stroke();
   }
-  const root = paths.length ? paths[0][0] : null;
-  if (part === "labels") {  // the labels placed, for the banner to keep clear of
-    const labels = root ? placeLabels(s.values, root, agents) : [];
-    g.textAlign = "center"; g.textBaseline = "middle";
-    for (const l of labels) {
-      g.fillStyle = "rgba(0,0,0,0.67)"; g.fillRect(...l.box);
-      g.font = l.size + "px sans-serif"; g.fillStyle = l.act === s.action ? "#ff8c00" : D.theme.text;
-      g.fillText(l.text, l.box[0] + l.box[2] / 2, l.box[1] + l.box[3] / 2 + 1);
-    }
-    return labels;
-  }
   return s.depth === null ? "" : "depth " + s.depth + ", " + s.nodes + " nodes";
+}
+function drawLabels(s, labels) {
+  g.textAlign = "center"; g.textBaseline = "middle";
+  for (const l of labels) {
+    g.fillStyle = "rgba(0,0,0,0.67)"; g.fillRect(...l.box);
+    g.font = l.size + "px sans-serif"; g.fillStyle = l.act === s.action ? "#ff8c00" : D.theme.text;
+    g.fillText(l.text, l.box[0] + l.box[2] / 2, l.box[1] + l.box[3] / 2 + 1);
+  }
 }
 function fitted(text, size, width, bold) {  // draw.py's _fitted: smaller, then its first words out
   const font = s => { g.font = (bold ? "bold " : "") + s + "px sans-serif"; };
@@ -231,19 +228,22 @@ function scoreBar(score, caption) {  // draw.py's _draw_score_bar
   const text = fitted(caption, Math.max(9, Math.round(BAR * 0.6)), beside, false);
   g.textAlign = "right"; g.fillStyle = D.theme.text; g.fillText(text, pad + room, mid);
 }
-function banner(text, color, clearOf) {  // draw.py's _draw_banner: hiding no agent, no value
+function placeBanner(text, values, agents) {  // draw.py's _place_banner
   let size = Math.max(10, Math.round(CELL * 1.4)), w = 0;
   do { g.font = "bold " + size + "px sans-serif"; w = g.measureText(text).width + CELL; } while (w > W * CELL && --size > 8);
   const h = size + Math.floor(CELL / 2), step = Math.max(1, Math.floor(CELL / 2));
   const offsets = spare => { const o = []; for (let d = 0; d <= spare / 2; d += step) { o.push(d); if (d) o.push(-d); } return o; };
   const x0 = W * CELL / 2 - w / 2, y0 = H * CELL / 2 - h / 2;
-  let box = [x0, y0, w, h];
-  search: for (const dx of offsets(Math.max(0, W * CELL - w))) for (const dy of offsets(Math.max(0, H * CELL - h))) {
-    const moved = [x0 + dx, y0 + dy, w, h];
-    if (!clearOf.some(o => overlaps(moved, o))) { box = moved; break search; }
-  }
-  g.fillStyle = "rgba(0,0,0,0.78)"; g.fillRect(...box);
-  g.textAlign = "center"; g.textBaseline = "middle"; g.fillStyle = color; g.fillText(text, box[0] + w / 2, box[1] + h / 2);
+  for (const clearOf of [agents.concat(values), agents])  // hiding no agent, no value if it can
+    for (const dx of offsets(Math.max(0, W * CELL - w))) for (const dy of offsets(Math.max(0, H * CELL - h))) {
+      const box = [x0 + dx, y0 + dy, w, h];
+      if (!clearOf.some(o => overlaps(box, o))) return {text, size, box};
+    }
+  return {text, size, box: [x0, y0, w, h]};
+}
+function paintBanner(b, color) {
+  g.fillStyle = "rgba(0,0,0,0.78)"; g.fillRect(...b.box); g.font = "bold " + b.size + "px sans-serif";
+  g.textAlign = "center"; g.textBaseline = "middle"; g.fillStyle = color; g.fillText(b.text, b.box[0] + b.box[2] / 2, b.box[1] + b.box[3] / 2);
 }
 function draw() {
   if (!D || !F.length) return;
@@ -263,18 +263,23 @@ function draw() {
   for (const k of capsAt[at]) { const [x, y] = k.split(",").map(Number); g.beginPath(); g.arc(cx(x), cy(y), Math.max(2, CELL * 0.25), 0, 7); g.fill(); }
   let found = "";  // as in the window: paths under the agents, values over them
   const shown = n && $("vals").checked;
-  if (shown) found = overlay(n, "paths");
+  if (shown) found = overlay(n);
   for (let i = 1; i < f.p.length; i++) ghost(i, f.p[i][0], f.p[i][1], f.p[i][2], f.p[i][3]);
   pacman(f.p[0][0], f.p[0][1], f.p[0][2], movesAt[at] % 2 === 0 ? 1 : 0.3);
-  const clearOf = f.p.map(([x, y]) => [cx(x) - CELL / 2, cy(y) - CELL / 2, CELL, CELL]);
-  if (shown) for (const l of overlay(n, "labels", f.p)) clearOf.push(l.box);
+  const paths = shown && n.search ? n.search.paths || [] : [];
+  let labels = paths.length ? placeLabels(n.search.values, paths[0][0], f.p) : [];
+  const won = at === F.length - 1 && (D.end === "win" || D.end === "lose");
+  const said = won ? (D.end === "win" ? "YOU WIN!" : "GAME OVER") : live && live.paused ? "PAUSED" : "";
+  const agents = f.p.map(([x, y]) => [cx(x) - CELL / 2, cy(y) - CELL / 2, CELL, CELL]);
+  const placed = said ? placeBanner(said, labels.map(l => l.box), agents) : null;
+  if (placed) labels = labels.filter(l => !overlaps(l.box, placed.box));  // under it: left out
+  if (labels.length) drawLabels(n.search, labels);
   const caption = [D.agent, "move " + at];
   if (live && live.paused) caption.push("space resumes, right arrow steps");
   if (live && live.notice) caption.push(live.notice);
   if (found) caption.push(found);
   scoreBar(f.s, caption.filter(Boolean).join("  "));
-  if (at === F.length - 1 && (D.end === "win" || D.end === "lose")) banner(D.end === "win" ? "YOU WIN!" : "GAME OVER", D.end === "win" ? TH.score : TH.game_over, clearOf);
-  else if (live && live.paused) banner("PAUSED", TH.text, clearOf);
+  if (placed) paintBanner(placed, won ? (D.end === "win" ? TH.score : TH.game_over) : TH.text);
   $("scrub").value = at;
   const score = Number.isInteger(f.s) ? f.s : +f.s.toFixed(2);
   $("pos").textContent = "move " + at + " of " + (F.length - 1) + " \u00b7 score " + score +

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 # pygame comes from canvas, which turns a missing pygame into DisplayUnavailable.
 from pacman.view.canvas import BASE_CELL, Geometry, fit, frame_size, get_font, pygame
-from pacman.view.notes import PV_COLOR, draw_marks, draw_overlay
+from pacman.view.notes import PV_COLOR, draw_marks, draw_overlay, label_boxes
 from pacman.view.themes import (
     CLASSIC,
     FLASH_BELOW,
@@ -215,16 +215,15 @@ def _draw_ghost(
 # ------------------------------------------------------------------ the whole picture
 
 
-def _draw_banner(
-    surface: pygame.Surface,
+def _place_banner(
     geometry: Geometry,
     banner: str,
     color: Color,
-    theme: Theme,
+    values: Sequence[pygame.Rect],
     agents: Sequence[pygame.Rect],
-) -> pygame.Rect:
-    """The banner in a box over the maze, as near its middle as it goes without hiding an agent
-    or a value (``agents``: their boxes); returns its box.
+) -> tuple[pygame.Surface, pygame.Rect]:
+    """The banner's text and its box over the maze: as near the middle as it goes hiding no
+    agent and no value (their boxes), else hiding no agent (the values under it are left out).
 
     The end of a game is worth seeing: where Pac-Man was caught, or ate the last dot.
     """
@@ -242,20 +241,12 @@ def _draw_banner(
     offsets_x = sorted(range(-(spare_x // 2), spare_x // 2 + 1, step), key=abs)
     offsets_y = sorted(range(-(spare_y // 2), spare_y // 2 + 1, step), key=abs)
     box.center = maze.center
-    for dx in offsets_x:  # centred across if it can be: up or down first, then sideways
-        placed = next(
-            (moved for dy in offsets_y if (moved := box.move(dx, dy)).collidelist(agents) == -1),
-            None,
-        )
-        if placed is not None:
-            box = placed
-            break
-    shadow = pygame.Surface(box.size)
-    shadow.fill(theme.background)
-    shadow.set_alpha(200)
-    surface.blit(shadow, box)
-    surface.blit(text, text.get_rect(center=box.center))
-    return box
+    for clear_of in (list(agents) + list(values), agents):
+        for dx in offsets_x:  # centred across if it can be: up or down first, then sideways
+            for dy in offsets_y:
+                if (moved := box.move(dx, dy)).collidelist(clear_of) == -1:
+                    return text, moved
+    return text, box
 
 
 def draw(
@@ -296,19 +287,27 @@ def draw(
         caption = f"{caption}  {found}" if caption else found
     where = list(positions) if positions is not None else None
     _draw_agents(surface, geometry, state, theme, where, mouth, dying)
-    labels: list[tuple[str, pygame.Rect]] = []
-    if search is not None:
-        cells = [state.get_pacman_position(), *state.get_ghost_positions()]
-        # The values over everything, placed clear of the agents' cells where they can be.
-        draw_overlay(surface, geometry, notes, theme, paths=False, agents=cells, boxes=labels)
-    if boxes is not None:
-        boxes.extend(labels)
+    cells = [state.get_pacman_position(), *state.get_ghost_positions()]
     text, color = _banner(state, banner, theme)
+    placed = None
     if text:
-        clear_of = _agent_boxes(geometry, state, where) + [box for _, box in labels]
-        shown = _draw_banner(surface, geometry, text, color, theme, clear_of)
+        values = label_boxes(geometry, notes, cells) if search is not None else []
+        placed = _place_banner(geometry, text, color, values, _agent_boxes(geometry, state, where))
+    if search is not None:
+        # The values over everything, placed clear of the agents' cells where they can be.
+        draw_overlay(
+            surface, geometry, notes, theme, paths=False, agents=cells, boxes=boxes,
+            under=placed[1] if placed else None,
+        )  # fmt: skip
+    if placed is not None:
+        shown, box = placed
+        shadow = pygame.Surface(box.size)
+        shadow.fill(theme.background)
+        shadow.set_alpha(200)
+        surface.blit(shadow, box)
+        surface.blit(shown, shown.get_rect(center=box.center))
         if boxes is not None:
-            boxes.append((text, shown))
+            boxes.append((text, box))
     _draw_score_bar(surface, geometry, state.get_score(), caption, theme, boxes)
     return geometry
 

@@ -108,7 +108,8 @@ function shortValue(v) {  // pacman.view.labels.short_value
   return fmt(Math.round(v));
 }
 // Where a value sits in its shape, and how wide it may be there: a triangle's wide end.
-const VALUE = {leaf: [0, 2 * HALF.leaf - 6], chance: [0, 1.6 * R], max: [0.8 * R, 2.0 * R], min: [-0.8 * R, 2.0 * R]};
+const WIDE = 0.75 * 1.35 * R - 8;  // a triangle's wide end, less half a line of 12-pixel letters
+const VALUE = {leaf: [0, 2 * HALF.leaf - 6], chance: [0, 1.6 * R], max: [WIDE, 1.75 * R], min: [-WIDE, 1.75 * R]};
 function fitValue(g, n, v) {  // the longest text and largest letters that fit inside the shape
   const [y, room] = VALUE[kindOf(n)];
   const t = el("text", {class: "val", y, "dominant-baseline": "central"}, g);

@@ -13,7 +13,7 @@ from pacman.view.canvas import Geometry, get_font, pygame
 from pacman.view.labels import Label, place_labels
 from pacman.view.themes import Color, Theme
 
-__all__ = ["PV_COLOR", "draw_marks", "draw_overlay"]
+__all__ = ["PV_COLOR", "draw_marks", "draw_overlay", "label_boxes"]
 
 #: The principal variation's colour for Pac-Man's moves, and the overlay's label colours.
 PV_COLOR = (255, 140, 0)
@@ -53,18 +53,20 @@ def draw_overlay(
     *,
     agents: Sequence[tuple[float, float]] = (),
     boxes: list[tuple[str, pygame.Rect]] | None = None,
+    under: pygame.Rect | None = None,
 ) -> dict[str, tuple[int, int]]:
     """Pac-Man's last search around the cell it searched from: each root action's value by
     the cell that action leads to (Stop's by Pac-Man's own cell), placed by the rules of
     :mod:`pacman.view.labels` (clear of walls and of the ``agents``' cells where it can be, never
     over another label or off the maze), and the principal variation as paths (Pac-Man's
     thick, each ghost's thin in its colour). Returns ``{action: cell}`` of the labels drawn;
-    ``boxes``, if given, gets each label's text and box. :func:`draw` puts the paths under the
+    ``boxes``, if given, gets each label's text and box; a label that would be ``under`` a
+    banner's box is left out. :func:`draw` puts the paths under the
     agents and the labels over them. Any agent may publish a ``last_result``: one that cannot
     be read draws nothing.
     """
     try:
-        return _overlay(surface, geometry, notes, theme, paths, labels, agents, boxes)
+        return _overlay(surface, geometry, notes, theme, paths, labels, agents, boxes, under)
     except Exception:
         return {}
 
@@ -78,6 +80,7 @@ def _overlay(
     labels: bool,
     agents: Sequence[tuple[float, float]],
     boxes: list[tuple[str, pygame.Rect]] | None,
+    under: pygame.Rect | None,
 ) -> dict[str, tuple[int, int]]:
     from pacman.directions import STOP, VECTORS
     from pacman.marks import pv_paths
@@ -101,6 +104,8 @@ def _overlay(
     placed: dict[str, tuple[int, int]] = {}
     px, py = root.get_pacman_position()
     for label in _placed(geometry, search, root, values, agents):
+        if under is not None and under.colliderect(label.box):
+            continue
         text = get_font(label.size).render(
             label.text, True, PV_COLOR if label.action == best else theme.text
         )
@@ -114,6 +119,18 @@ def _overlay(
         dx, dy = (0, 0) if label.action == STOP else VECTORS.get(label.action, (0, 0))
         placed[label.action] = (round(px + dx), round(py + dy))
     return placed
+
+
+def label_boxes(
+    geometry: Geometry, notes: Any, agents: Sequence[tuple[float, float]]
+) -> list[pygame.Rect]:
+    """Where :func:`draw_overlay` puts the values (for a banner to keep clear of them)."""
+    try:
+        search, root = notes.search, notes.searched
+        values = dict(getattr(search, "values", {}) or {})
+        return [pygame.Rect(label.box) for label in _placed(geometry, search, root, values, agents)]
+    except Exception:
+        return []
 
 
 #: The last placement (search, root, the rest of its key, labels): the window redraws 60 times

@@ -263,13 +263,6 @@ def observe(
     if isinstance(tree, SearchTree):
         tree.title = tree.title or title
         return tree
-    own = algorithm_of(agent)
-    note = ""
-    if algorithm is not None and algorithm != own and own != "other":
-        note = (
-            f"drawn as {algorithm}, but {type(agent).__name__} searches with {own}: the values "
-            f"are backed up as {algorithm} would back them up, not as the agent computed them"
-        )
     # The layers the search used (its public result says them) and the ghost model its
     # configuration weighs chance children by (agents.search), where the agent has them.
     result = getattr(agent, "last_result", None)
@@ -286,7 +279,7 @@ def observe(
         layers=layers if isinstance(layers, tuple) and layers else None,
         ghost_model=ghost_model if callable(ghost_model) else None,
     )
-    tree.note = note
+    tree.note = _algorithm_note(agent, algorithm)
     # An agent that scores moves without an evaluation function of states (a reflex agent)
     # still says what each root action was worth in its public result.
     values = getattr(result, "values", None)
@@ -299,6 +292,17 @@ def observe(
         if tree.root.value is None and values:
             tree.root.value = max(values.values())
     return tree
+
+
+def _algorithm_note(agent: object, algorithm: str | None) -> str:
+    """What the page says when the tree is read with an algorithm that is not the agent's."""
+    own = algorithm_of(agent)
+    if algorithm is None or algorithm == own or own == "other":
+        return ""
+    return (
+        f"drawn as {algorithm}, but {type(agent).__name__} searches with {own}: the values "
+        f"are backed up as {algorithm} would back them up, not as the agent computed them"
+    )
 
 
 def from_log(
