@@ -91,9 +91,11 @@ def _web_display(options: argparse.Namespace, agent_name: str | None) -> Any:
 
 def _keyboard_cannot_play(options: argparse.Namespace, why: str) -> UsageError:
     """The keyboard agent cannot play: ``why``, and a command that shows a game here instead."""
-    watch = f"pacman -p GreedyAgent -t -l {shlex.quote(options.layout)}"
+    layout = shlex.quote(options.layout)
+    watch = f"pacman -p GreedyAgent -t -l {layout}"
     return UsageError(
         f"playing with the keyboard (-p KeyboardAgent, the default) needs a window, {why}; "
+        f"to play in a browser instead: pacman --web -l {layout}; "
         f"to watch an agent play in text instead: {watch}"
     )
 

@@ -151,7 +151,7 @@ for name in sys.argv[2:]:
     ghosts = [RandomGhost(i, rng=random.Random(i)) for i in range(1, state.get_num_agents())]
     window = PygameDisplay(frame_time=0.0, hold=0, values=True, agent_name="AlphaBetaAgent")
     Game(state, [AlphaBetaAgent(depth=2), *ghosts], observers=[window], seed=3,
-         max_moves=6).run()
+         max_moves=3).run()
     window.screenshot(os.path.join(sys.argv[1], f"window-{name}.png"))
     size = window._pygame.display.get_surface().get_size()
     found[name] = {"size": size, "boxes": [[t, list(b)] for t, b in window.text_boxes]}
