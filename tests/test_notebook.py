@@ -63,3 +63,15 @@ def test_show_outside_a_notebook_returns_the_game_and_its_replay():
     page = embedded_page(game._repr_html_())
     frames = json.loads(json.dumps(game.data["frames"]))  # cells as JSON lists
     assert embedded_data(page, "replay-data")["frames"] == frames
+
+
+def test_import_pacman_and_its_show_load_neither_ipython_nor_pygame():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pacman; pacman.show; "
+        "print(sorted(m for m in ('IPython', 'pygame', 'nbformat') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert (out.returncode, out.stdout) == (0, "[]\n")
