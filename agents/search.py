@@ -93,6 +93,24 @@ class SearchResult(NamedTuple):
     layers: tuple[str, ...] = ()
     cut_off: bool | None = None
 
+    def _repr_html_(self) -> str:
+        """In a notebook: each root action's value (the chosen one in bold) and the search's
+        depth, nodes and principal variation."""
+        from html import escape
+
+        rows = "".join(
+            f"<tr><td>{'<b>' if action == self.action else ''}{escape(str(action))}"
+            f"{'</b>' if action == self.action else ''}</td><td>{value:g}</td></tr>"
+            for action, value in self.values.items()
+        )
+        said = (
+            f"{escape(str(self.action))} = {self.value:g} \u00b7 depth {self.depth} \u00b7 "
+            f"{self.nodes} nodes \u00b7 principal variation: {escape(' '.join(self.pv)) or '-'}"
+        )
+        return (
+            f"<div><p>{said}</p><table><tr><th>action</th><th>value</th></tr>{rows}</table></div>"
+        )
+
 
 class OutOfTime(Exception):
     """A search stopped at its deadline, before it searched every root action.

@@ -4,8 +4,9 @@
 
 Figures: ``draw()`` per frame at zoom 1 and 2 (the window redraws at 60 fps,
 so a frame must stay well under 16 ms), the first drawing of a layout (the
-maze is painted once per size and cached), GIF and PNG recording per move,
-and the window's cost per move at ``frame_time=0`` under SDL's dummy driver.
+maze is painted once per size and cached), the same with the search overlay (V)
+placing its values anew every frame, GIF and PNG recording per move, and the
+window's cost per move at ``frame_time=0`` under SDL's dummy driver.
 """
 
 from __future__ import annotations
@@ -83,6 +84,25 @@ def main() -> None:
             f"draw {options.layout} zoom {zoom:g} {surface.get_size()}: first {first * 1e3:.1f} ms, "
             f"then median {statistics.median(times) * 1e3:.2f} ms, max {max(times) * 1e3:.2f} ms"
         )
+
+    # The values of one search, drawn over every sampled state: each state moves the agents,
+    # so the labels are placed anew each frame (the window places them once a move).
+    from agents import AlphaBetaAgent
+    from pacman.marks import BoardNotes
+
+    searcher = AlphaBetaAgent(depth=2)
+    searcher.get_action(states[0])
+    notes = BoardNotes([], searcher.last_result, states[0])
+    surface = draw.pygame.Surface(draw.frame_size(layout, 1.0))
+    times = []
+    for state in states:
+        tic = time.perf_counter()
+        draw.draw(surface, state, caption="RandomAgent  move 123", notes=notes, overlay=True)
+        times.append(time.perf_counter() - tic)
+    print(
+        f"draw {options.layout} zoom 1 with the values (V): median "
+        f"{statistics.median(times) * 1e3:.2f} ms, max {max(times) * 1e3:.2f} ms"
+    )
 
     moves = options.frames
     with tempfile.TemporaryDirectory() as folder:

@@ -30,6 +30,8 @@ _EXPORTS = {
     "LayoutError": "pacman.errors",
     "IllegalActionError": "pacman.errors",
     "AgentError": "pacman.errors",
+    # Notebooks: plays a game in the output (pacman.view.notebook, loaded on first use).
+    "show": "pacman.view.notebook",
 }
 
 __all__ = sorted(_EXPORTS)

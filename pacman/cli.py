@@ -199,6 +199,20 @@ def _add_picture_flags(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="save each game as one self-contained HTML replay (play, step, scrub, speed)",
     )
+    add(
+        "--web",
+        nargs="?",
+        const=0,
+        type=int,
+        metavar="PORT",
+        help="show the games live in a browser instead of a window (keyboard play too): a "
+        "server on 127.0.0.1, at PORT or a free port, whose URL and token are printed",
+    )
+    add(
+        "--no-browser",
+        action="store_true",
+        help="with --web: only print the URL (to open it yourself, or over ssh -L)",
+    )
 
 
 def _add_isolation_flag(parser: argparse.ArgumentParser) -> None:
@@ -244,6 +258,8 @@ def _check(options: argparse.Namespace) -> None:
     for flag, value in (("-z/--zoom", options.zoom), ("--timeout", options.timeout)):
         if value is not None and value <= 0:
             raise UsageError(f"{flag} {value}: must be positive")
+    if options.no_browser and options.web is None:
+        raise UsageError("--no-browser: only with --web")
     if options.max_moves is not None and options.max_moves < 1:
         raise UsageError(f"--max-moves {options.max_moves}: must be at least 1")
     if options.numTraining >= options.numGames and options.numTraining:

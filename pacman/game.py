@@ -58,6 +58,24 @@ class GameResult:
     notes: list[tuple[int, dict[str, Any]]] = field(default_factory=list, repr=False)
     final_state: GameState | None = field(default=None, repr=False, compare=False)
 
+    def _repr_html_(self) -> str:
+        """In a notebook: how the game ended, in one line (``pacman.show`` shows the game)."""
+        from html import escape
+
+        how = (
+            "won"
+            if self.win
+            else "lost"
+            if self.lose
+            else "crashed on"
+            if self.crashed
+            else "stopped on"
+        )
+        return (
+            f"<p>{escape(self.pacman)} {how} {escape(self.layout)}: score {self.score:g} in "
+            f"{self.moves} moves ({self.pacman_moves} by Pac-Man)</p>"
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The JSON-lines record of the game (without its move list or final state).
 

@@ -44,6 +44,8 @@ def _numbered(path: str, index: int, count: int) -> str:
 
 def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name: str | None) -> Any:
     """The window, text (``-t``, or where no window opens and nobody needs the keyboard) or none."""
+    if options.web is not None:
+        return _web_display(options, agent_name)
     if options.quietTextGraphics:
         return None
     from pacman.view.text import TextDisplay
@@ -68,11 +70,32 @@ def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name:
         return TextDisplay(frame_time=options.frameTime)
 
 
+def _web_display(options: argparse.Namespace, agent_name: str | None) -> Any:
+    """The browser view (``--web``): its server started, its URL printed, a browser opened."""
+    from pacman.view.web import WebDisplay, open_browser
+
+    display = WebDisplay(
+        options.web,
+        frame_time=options.frameTime,
+        theme=options.theme,
+        agent_name=agent_name,
+        values=options.values,
+    )
+    opened = not options.no_browser and open_browser(display.url)
+    how = "opened in your browser" if opened else "open it in a browser"
+    print(
+        f"pacman: the game is at {display.url} ({how}; Ctrl-C stops)", file=sys.stderr, flush=True
+    )
+    return display
+
+
 def _keyboard_cannot_play(options: argparse.Namespace, why: str) -> UsageError:
     """The keyboard agent cannot play: ``why``, and a command that shows a game here instead."""
-    watch = f"pacman -p GreedyAgent -t -l {shlex.quote(options.layout)}"
+    layout = shlex.quote(options.layout)
+    watch = f"pacman -p GreedyAgent -t -l {layout}"
     return UsageError(
         f"playing with the keyboard (-p KeyboardAgent, the default) needs a window, {why}; "
+        f"to play in a browser instead: pacman --web -l {layout}; "
         f"to watch an agent play in text instead: {watch}"
     )
 
@@ -197,7 +220,15 @@ def play_games(options: argparse.Namespace) -> int:
     agent_name = pacman_class.__name__
     wants_keyboard = agent_name == "KeyboardAgent"
     parallel = options.jobs > 1 or options.scheduler is not None
-    if wants_keyboard and (options.textGraphics or options.quietTextGraphics or parallel):
+    if parallel and options.web is not None:
+        raise UsageError(
+            "--web shows games as they are played, one at a time: leave out --jobs/--scheduler"
+        )
+    if (
+        wants_keyboard
+        and options.web is None
+        and (options.textGraphics or options.quietTextGraphics or parallel)
+    ):
         raise _keyboard_without_window(options)
     seed = _seed(options)
     display = _display(options, parallel, wants_keyboard, agent_name)
@@ -441,8 +472,10 @@ class _Games:
         print(f"pacman: {crash}{hint}{kept}", file=sys.stderr)
 
     def close(self) -> None:
-        """Every file whole, even after a run stopped half way."""
+        """Every file whole, even after a run stopped half way; the browser view told."""
         for recorder in self.recorders:
             recorder.close()
+        if self.options.web is not None and self.display is not None:
+            self.display.close()
         if self.lines is not None:
             self.lines.finish()

@@ -67,6 +67,9 @@ class ExpansionLog:
         #: ``(node, value)`` for each call of a :meth:`watch`-ed evaluation function, in order;
         #: ``node`` is ``None`` for a state that did not come from this log.
         self.evaluations: list[tuple[int | None, float]] = []
+        #: ``(node, action, value)`` for each call ``(state, action)``: a reflex agent scoring
+        #: the move ``action`` from ``node`` (CS188's ``evaluationFunction(state, action)``).
+        self.move_evaluations: list[tuple[int | None, Any, float]] = []
 
     def wrap(self, state: Any) -> RecordingState:
         """``state`` wrapped so that successor calls on it (and its descendants) are logged here."""
@@ -82,8 +85,10 @@ class ExpansionLog:
         def watched(state: Any, *args: Any, **kwargs: Any) -> float:
             value = evaluate(state, *args, **kwargs)
             if not args and not kwargs:
-                # A state's evaluation; (state, action) is a reflex agent scoring a move.
                 self.evaluations.append((node_of(state, self), value))
+            elif len(args) == 1 and not kwargs:
+                # (state, action): a reflex agent scoring a move, not a state.
+                self.move_evaluations.append((node_of(state, self), args[0], value))
             return value
 
         watched._watched_by = self  # type: ignore[attr-defined]
@@ -96,6 +101,7 @@ class ExpansionLog:
         self.parents.clear()
         self.roots.clear()
         self.evaluations.clear()
+        self.move_evaluations.clear()
 
     def __len__(self) -> int:
         return len(self.entries)

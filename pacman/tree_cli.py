@@ -48,7 +48,6 @@ def build_parser(prog: str = "pacman tree") -> argparse.ArgumentParser:
     add(
         "--move",
         type=int,
-        default=1,
         metavar="N",
         help="with --replay: the position before Pac-Man's move N (default 1, the start)",
     )
@@ -96,11 +95,16 @@ def start_state(options: argparse.Namespace) -> tuple[Any, str, dict[str, str]]:
     """The state to search, words for where it comes from, and the test's fields (if any)."""
     if options.test and options.replay:
         raise UsageError("--test and --replay each give a state: use one")
+    if options.move is not None and not options.replay:
+        raise UsageError(
+            f"--move {options.move}: only with --replay FILE (a recorded game's position "
+            "before Pac-Man's move N)"
+        )
     if options.test:
         state, fields = tree_test_start(options.test)
         return state, f"on {Path(options.test).name}", fields
     if options.replay:
-        state, where = _record_state(options.replay, options.move)
+        state, where = _record_state(options.replay, 1 if options.move is None else options.move)
         return state, where, {}
     from pacman.layout import load_layout
     from pacman.state import GameState
@@ -164,6 +168,8 @@ def run(options: argparse.Namespace) -> int:
     )
     title = f"{cls.__name__} {shown} {where}".replace("  ", " ")
     tree = observe(agent, state, algorithm=options.algorithm, title=title)
+    if tree.note:
+        print(f"pacman tree: warning: {tree.note}", file=sys.stderr)
     if options.html:
         from pacman.view.html_tree import tree_page
 

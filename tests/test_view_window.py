@@ -232,8 +232,9 @@ def test_without_a_display_the_keyboard_game_names_a_command_that_works():
         pytest.skip("the DISPLAY check is Linux's")
     expected = (
         "pacman: playing with the keyboard (-p KeyboardAgent, the default) needs a window, and "
-        "none can be opened here (no display, DISPLAY and WAYLAND_DISPLAY are unset); to watch "
-        "an agent play in text instead: pacman -p GreedyAgent -t -l smallClassic\n"
+        "none can be opened here (no display, DISPLAY and WAYLAND_DISPLAY are unset); to play "
+        "in a browser instead: pacman --web -l smallClassic; to watch an agent play in text "
+        "instead: pacman -p GreedyAgent -t -l smallClassic\n"
     )
     for asked in (["-l", "smallClassic"], ["-l", "smallClassic", "-t"]):
         out = run_pacman_without_display(*asked)
@@ -257,7 +258,8 @@ def test_with_a_display_text_and_the_keyboard_game_say_to_leave_out_the_flag():
     assert (out.returncode, out.stdout) == (2, "")
     assert out.stderr == (
         "pacman: playing with the keyboard (-p KeyboardAgent, the default) needs a window, which "
-        "-q does not open: leave out -q to play yourself; to watch an agent play in text "
+        "-q does not open: leave out -q to play yourself; to play in a browser instead: "
+        "pacman --web -l mediumClassic; to watch an agent play in text "
         "instead: pacman -p GreedyAgent -t -l mediumClassic\n"
     )
 

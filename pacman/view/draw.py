@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 # pygame comes from canvas, which turns a missing pygame into DisplayUnavailable.
 from pacman.view.canvas import BASE_CELL, Geometry, fit, frame_size, get_font, pygame
-from pacman.view.notes import PV_COLOR, draw_marks, draw_overlay
+from pacman.view.notes import PV_COLOR, draw_marks, draw_overlay, label_boxes
 from pacman.view.themes import (
     CLASSIC,
     FLASH_BELOW,
@@ -215,15 +215,15 @@ def _draw_ghost(
 # ------------------------------------------------------------------ the whole picture
 
 
-def _draw_banner(
-    surface: pygame.Surface,
+def _place_banner(
     geometry: Geometry,
     banner: str,
     color: Color,
-    theme: Theme,
+    values: Sequence[pygame.Rect],
     agents: Sequence[pygame.Rect],
-) -> None:
-    """The banner in a box over the maze, as near its middle as it goes without hiding an agent.
+) -> tuple[pygame.Surface, pygame.Rect]:
+    """The banner's text and its box over the maze: as near the middle as it goes hiding no
+    agent and no value (their boxes), else hiding no agent (the values under it are left out).
 
     The end of a game is worth seeing: where Pac-Man was caught, or ate the last dot.
     """
@@ -241,19 +241,12 @@ def _draw_banner(
     offsets_x = sorted(range(-(spare_x // 2), spare_x // 2 + 1, step), key=abs)
     offsets_y = sorted(range(-(spare_y // 2), spare_y // 2 + 1, step), key=abs)
     box.center = maze.center
-    for dx in offsets_x:  # centred across if it can be: up or down first, then sideways
-        placed = next(
-            (moved for dy in offsets_y if (moved := box.move(dx, dy)).collidelist(agents) == -1),
-            None,
-        )
-        if placed is not None:
-            box = placed
-            break
-    shadow = pygame.Surface(box.size)
-    shadow.fill(theme.background)
-    shadow.set_alpha(200)
-    surface.blit(shadow, box)
-    surface.blit(text, text.get_rect(center=box.center))
+    for clear_of in (list(agents) + list(values), agents):
+        for dx in offsets_x:  # centred across if it can be: up or down first, then sideways
+            for dy in offsets_y:
+                if (moved := box.move(dx, dy)).collidelist(clear_of) == -1:
+                    return text, moved
+    return text, box
 
 
 def draw(
@@ -268,6 +261,7 @@ def draw(
     banner: str | None = None,
     notes: Any = None,
     overlay: bool = False,
+    boxes: list[tuple[str, pygame.Rect]] | None = None,
 ) -> Geometry:
     """Paint ``state`` onto ``surface`` (any size; the maze is scaled to fit and centred).
 
@@ -279,7 +273,8 @@ def draw(
     ``notes`` (:class:`pacman.marks.BoardNotes`) the agents' marks, drawn under food
     and agents, and with ``overlay`` Pac-Man's last search (:func:`draw_overlay`),
     its depth and nodes after the caption. Returns the geometry used, so callers
-    can find cells on the surface.
+    can find cells on the surface; ``boxes``, if given, gets every text drawn with its box
+    (tests check that none overlaps another or leaves the picture).
     """
     theme = get_theme(theme)
     geometry = fit(surface.get_size(), state.layout)
@@ -292,12 +287,28 @@ def draw(
         caption = f"{caption}  {found}" if caption else found
     where = list(positions) if positions is not None else None
     _draw_agents(surface, geometry, state, theme, where, mouth, dying)
-    if search is not None:
-        draw_overlay(surface, geometry, notes, theme, paths=False)  # values readable over all
+    cells = [state.get_pacman_position(), *state.get_ghost_positions()]
     text, color = _banner(state, banner, theme)
+    placed = None
     if text:
-        _draw_banner(surface, geometry, text, color, theme, _agent_boxes(geometry, state, where))
-    _draw_score_bar(surface, geometry, state.get_score(), caption, theme)
+        values = label_boxes(geometry, notes, cells) if search is not None else []
+        placed = _place_banner(geometry, text, color, values, _agent_boxes(geometry, state, where))
+    if search is not None:
+        # The values over everything, placed clear of the agents' cells where they can be.
+        draw_overlay(
+            surface, geometry, notes, theme, paths=False, agents=cells, boxes=boxes,
+            under=placed[1] if placed else None,
+        )  # fmt: skip
+    if placed is not None:
+        shown, box = placed
+        shadow = pygame.Surface(box.size)
+        shadow.fill(theme.background)
+        shadow.set_alpha(200)
+        surface.blit(shadow, box)
+        surface.blit(shown, shown.get_rect(center=box.center))
+        if boxes is not None:
+            boxes.append((text, box))
+    _draw_score_bar(surface, geometry, state.get_score(), caption, theme, boxes)
     return geometry
 
 
@@ -386,28 +397,48 @@ def _agent_boxes(
 
 
 def _draw_score_bar(
-    surface: pygame.Surface, geometry: Geometry, score: float, caption: str | None, theme: Theme
+    surface: pygame.Surface,
+    geometry: Geometry,
+    score: float,
+    caption: str | None,
+    theme: Theme,
+    boxes: list[tuple[str, pygame.Rect]] | None = None,
 ) -> None:
-    """The bar under the maze: the score at the left, the caption at the right."""
+    """The bar under the maze: the score at the left, the caption at the right, across the
+    whole picture where it is wider than the maze (a narrow maze in a window made wider to be
+    readable)."""
     bar_top = geometry.top + geometry.maze_size[1]
     middle = bar_top + geometry.bar_height // 2
     pad = max(2, geometry.cell // 3)
-    room = geometry.maze_size[0] - 2 * pad
+    left, width = geometry.left, geometry.maze_size[0]
+    if surface.get_width() > width:
+        left, width = 0, surface.get_width()
+    room = width - 2 * pad
     # The score first; the caption gets what is left beside it and loses its start if it
     # must ("...Agent  move 18"): on a narrow maze the two never overlap or leave the bar.
     score_text = f"SCORE {_score_text(score)}"
     score_size = max(10, round(geometry.bar_height * 0.75))
-    # Smaller score letters where the caption's end ("move 18") would not fit beside it.
-    tail = "\u2026" + " ".join(caption.split()[-2:]) if caption else ""
-    need = get_font(_SMALLEST_TEXT).size(tail)[0] + pad if tail else 0
+    # Smaller score letters where the caption would not fit beside it in the smallest letters
+    # (up to half the bar), and always where its end ("move 18") would not.
+    need = 0
+    if caption:
+        small = get_font(_SMALLEST_TEXT)
+        tail = small.size("\u2026" + " ".join(caption.split()[-2:]))[0]
+        need = max(tail, min(small.size(caption)[0], room // 2)) + pad
     while score_size > 10 and get_font(score_size).size(score_text)[0] + need > room:
         score_size -= 1
     shown = _fitted(score_text, score_size, room, theme.score)
-    surface.blit(shown, shown.get_rect(midleft=(geometry.left + pad, middle)))
+    where = shown.get_rect(midleft=(left + pad, middle))
+    surface.blit(shown, where)
+    if boxes is not None:
+        boxes.append((score_text, where))
     beside = room - shown.get_width() - pad
     if caption and beside > 0:
         text = _fitted(caption, max(9, round(geometry.bar_height * 0.6)), beside, theme.text)
-        surface.blit(text, text.get_rect(midright=(geometry.left + pad + room, middle)))
+        where = text.get_rect(midright=(left + pad + room, middle))
+        surface.blit(text, where)
+        if boxes is not None:
+            boxes.append((caption, where))
 
 
 def _score_text(score: float) -> str:

@@ -62,6 +62,8 @@ svg text{font-family:system-ui,sans-serif}
 .num{font-size:9px;fill:#777;pointer-events:none}
 .name{font-size:10px;fill:#333;text-anchor:middle;font-style:italic;pointer-events:none}
 .ab{font-size:9px;fill:#1565c0;pointer-events:none}
+.visits{font-size:9px;fill:#2e7d32;text-anchor:middle;pointer-events:none}
+.note{color:#b71c1c;font-weight:600}
 .more{font-size:10px;fill:#8e24aa;text-anchor:middle}
 """
 
@@ -82,15 +84,44 @@ _SCRIPT = r"""
 const T = JSON.parse(document.getElementById("tree-data").textContent);
 const N = T.nodes, kids = N.map(() => []);
 for (const n of N) if (n.parent !== null && n.parent !== undefined) kids[n.parent].push(n.id);
-const onPV = new Set(T.pv || []), pvEdge = new Set();
-for (let i = 1; i < (T.pv || []).length; i++) pvEdge.add(T.pv[i]);
+const onPV = new Set(T.pv || []), pvEdge = new Set(), pvNext = {};
+for (let i = 1; i < (T.pv || []).length; i++) { pvEdge.add(T.pv[i]); pvNext[T.pv[i - 1]] = T.pv[i]; }
+// A chosen line too wide for the page is drawn straight down: each of its nodes over the next.
+let straight = false, shown = {x: {}};
 const cmp = T.compare || {};
 const mark = {};
 for (const [k, ids] of Object.entries(cmp.marks || {})) for (const id of ids) (mark[id] = mark[id] || []).push(k);
 const SVGNS = document.getElementById("svg").namespaceURI;  // no URL written in the file
-const SLOT = 66, LAYER = 84, TOP = 40, LEFT = 40, R = 15;
+const SLOT = 66, LAYER = 76, TOP = 40, LEFT = 40, R = 16;
+const HALF = {leaf: 1.4 * R, chance: R, max: 1.485 * R, min: 1.485 * R};  // each shape's half width
 const folded = new Set();
 let selected = null, hits = [], hitAt = -1;
+function exact(v) {  // what hovering a node says of its value
+  if (typeof v !== "number") return fmt(v);
+  return String(v).replace("-", "\u2212");
+}
+function shortValue(v) {  // pacman.view.labels.short_value
+  if (typeof v !== "number" || !Number.isFinite(v)) return fmt(v);
+  for (const [unit, scale] of [["M", 1e6], ["k", 1e3]]) if (Math.abs(v) >= scale * 0.9995) {
+    const s = v / scale; return (Math.abs(s) < 9.95 ? s.toFixed(1) : s.toFixed(0)).replace(/\.0$/, "").replace("-", "\u2212") + unit;
+  }
+  return fmt(Math.round(v));
+}
+// Where a value sits in its shape, and how wide it may be there: a triangle's wide end.
+const WIDE = 0.75 * 1.35 * R - 8;  // a triangle's wide end, less half a line of 12-pixel letters
+const VALUE = {leaf: [0, 2 * HALF.leaf - 6], chance: [0, 1.6 * R], max: [WIDE, 1.75 * R], min: [-WIDE, 1.75 * R]};
+function fitValue(g, n, v) {  // the longest text and largest letters that fit inside the shape
+  const [y, room] = VALUE[kindOf(n)];
+  const t = el("text", {class: "val", y, "dominant-baseline": "central"}, g);
+  // Every digit while 10-pixel letters hold them, then the value shortened (1.2k).
+  const whole = typeof v === "number" ? fmt(Math.round(v)) : fmt(v);
+  const tries = [[fmt(v), [12, 11, 10]], [whole, [12, 11, 10]], [shortValue(v), [12, 11, 10, 9]]];
+  for (const [text, sizes] of tries) for (const size of sizes) {
+    t.textContent = text; t.style.fontSize = size + "px";
+    if (t.getComputedTextLength() <= room) return t;
+  }
+  return t;  // at 9 pixels, as short as it goes
+}
 function fmt(v) {
   if (v === null || v === undefined) return "?";
   if (v === "inf") return "\u221e"; if (v === "-inf") return "\u2212\u221e"; if (v === "nan") return "NaN";
@@ -130,10 +161,11 @@ function el(tag, attrs, parent, text) {
   if (text !== undefined) e.textContent = text;
   if (parent) parent.appendChild(e); return e;
 }
+const kindOf = n => n.leaf ? "leaf" : n.kind;
 function shape(g, n) {
-  if (n.leaf) return el("rect", {class: "shape", x: -R, y: -R * 0.8, width: 2 * R, height: 1.6 * R}, g);
+  if (n.leaf) return el("rect", {class: "shape", x: -HALF.leaf, y: -R * 0.8, width: 2 * HALF.leaf, height: 1.6 * R}, g);
   if (n.kind === "chance") return el("circle", {class: "shape", r: R}, g);
-  const h = R * 1.15;
+  const h = R * 1.35;
   const pts = n.kind === "max" ? [[0, -h], [h * 1.1, h * 0.75], [-h * 1.1, h * 0.75]]
                                : [[0, h], [h * 1.1, -h * 0.75], [-h * 1.1, -h * 0.75]];
   return el("polygon", {class: "shape", points: pts.map(p => p.join(",")).join(" ")}, g);
@@ -152,6 +184,7 @@ function layout() {
       x[id] = (a + b) / 2;
       x["s" + id] = []; for (let i = 0; i < stubs; i++) { x["s" + id].push(slot); slot += 0.7; }
       if (stubs) x[id] = (a + x["s" + id][stubs - 1]) / 2;
+      if (straight && pvNext[id] !== undefined && onPV.has(id)) x[id] = x[pvNext[id]];
     } else {
       x[id] = slot + 0.5 * 0.7 * stubs; x["s" + id] = [];
       for (let i = 0; i < stubs; i++) x["s" + id].push(slot + i * 0.7 + 0.35);
@@ -163,7 +196,7 @@ function layout() {
 function draw() {
   const svg = document.getElementById("svg");
   svg.textContent = "";
-  const {x, slots, maxPly} = layout();
+  const {x, slots, maxPly} = shown = layout();
   const W = LEFT * 2 + slots * SLOT + 120, H = TOP + (maxPly + 1) * LAYER + 30;
   svg.setAttribute("width", W); svg.setAttribute("height", H);
   const edges = el("g", {}, svg), nodes = el("g", {}, svg);
@@ -198,14 +231,15 @@ function draw() {
     if (hits.includes(id)) cls.push("hit"); if (mark[id]) cls.push(...mark[id]);
     const g = el("g", {class: cls.join(" "), transform: `translate(${X},${Y})`, "data-id": id}, nodes);
     shape(g, n);
-    let v = fmt(n.value);
-    if (n.visits !== undefined) v = fmt(n.mean !== undefined ? n.mean : n.value);
-    el("text", {class: "val", y: n.kind === "max" && !n.leaf ? 8 : n.kind === "min" && !n.leaf ? 0 : 4}, g, v);
-    el("text", {class: "num", x: -R - 2, y: -R + 2, "text-anchor": "end"}, g, "#" + id);
+    const value = n.visits !== undefined && n.mean !== undefined ? n.mean : n.value;
+    fitValue(g, n, value);
+    el("title", {}, g, "#" + id + ": " + exact(value) + (n.visits !== undefined ? ", n " + n.visits : ""));
+    el("text", {class: "num", x: -HALF[kindOf(n)] - 2, y: -R + 2, "text-anchor": "end"}, g, "#" + id);
     if (n.state && n.state.length <= 10 && !n.state.includes("\n")) el("text", {class: "name", y: R + 12}, g, n.state);
     if (n.alpha !== undefined && !n.leaf) el("text", {class: "ab", x: R + 5, y: -3}, g, "\u03b1 " + fmt(n.alpha));
     if (n.beta !== undefined && !n.leaf) el("text", {class: "ab", x: R + 5, y: 8}, g, "\u03b2 " + fmt(n.beta));
-    if (n.visits !== undefined) el("text", {class: "ab", x: R + 5, y: 8}, g, "n " + n.visits);
+    // The visit count under the node, apart from the value inside it.
+    if (n.visits !== undefined) el("text", {class: "visits", y: R + 12}, g, "n " + n.visits);
     if (kids[id].length && folded.has(id)) el("text", {class: "more", y: R + 24}, g, "+" + (count(id) - 1));
     g.addEventListener("mouseenter", () => show(id));
     g.addEventListener("click", () => { selected = id; if (kids[id].length) { if (folded.has(id)) folded.delete(id); else folded.add(id); } draw(); show(id); });
@@ -268,6 +302,7 @@ sum.textContent = (T.agent || "search") + " \u00b7 " + T.algorithm + (T.depth ? 
   " \u00b7 " + N.length + " nodes" + (T.algorithm === "mcts" ? "" : " (" + (N.length - 1) + " successor calls)") + " \u00b7 chose ";
 const b = document.createElement("span"); b.className = "pv"; b.textContent = (T.action || "?") + " = " + fmt(N[0].value); sum.appendChild(b);
 sum.appendChild(document.createTextNode(" \u00b7 principal variation: " + (pvActs.join(" ") || "-")));
+if (T.note) { const d = document.createElement("div"); d.className = "note"; d.textContent = "Note: " + T.note; sum.appendChild(d); }
 if (cmp.summary) {
   const d = document.createElement("div"); d.textContent = cmp.summary; d.style.color = "#8e24aa"; sum.appendChild(d);
   const k = document.createElement("div"); k.style.fontSize = "12px";
@@ -293,7 +328,19 @@ const asked = /^#(\d+)$/.exec(location.hash);  // page.html#12 opens with node 1
 if (asked && N[+asked[1]]) {
   const id = +asked[1]; for (const a of path(id).slice(0, -1)) folded.delete(a);
   selected = id; draw(); show(id); reveal(id);
-} else { draw(); show(0); v.scrollLeft = Math.max(0, (v.scrollWidth - v.clientWidth) / 2); }
+} else {
+  for (const id of T.pv || []) folded.delete(id);  // the chosen line drawn to its end
+  draw(); show(0); revealLine();
+}
+function revealLine() {  // the chosen line in view as the page opens
+  const line = () => (T.pv || []).filter(id => id in shown.x).map(id => LEFT + shown.x[id] * SLOT);
+  let xs = line();
+  if (Math.max(...xs) - Math.min(...xs) > v.clientWidth - 2 * LEFT) { straight = true; draw(); xs = line(); }
+  v.scrollLeft = Math.max(0, (Math.max(...xs) + Math.min(...xs)) / 2 - v.clientWidth / 2);
+  const deepest = Math.max(...(T.pv || [0]).filter(id => id in shown.x).map(id => N[id].ply));
+  const bottom = TOP + deepest * LAYER + R + 30, chosen = TOP + LAYER - R - 20;
+  v.scrollTop = bottom > v.clientHeight ? Math.max(0, Math.min(chosen, bottom - v.clientHeight)) : 0;
+}
 """
 
 

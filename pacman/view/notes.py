@@ -6,14 +6,14 @@ surface already fitted (:class:`~pacman.view.canvas.Geometry`) and open no displ
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from pacman.view.canvas import Geometry, get_font, pygame
+from pacman.view.labels import Label, place_labels
 from pacman.view.themes import Color, Theme
 
-__all__ = ["PV_COLOR", "draw_marks", "draw_overlay"]
+__all__ = ["PV_COLOR", "draw_marks", "draw_overlay", "label_boxes"]
 
 #: The principal variation's colour for Pac-Man's moves, and the overlay's label colours.
 PV_COLOR = (255, 140, 0)
@@ -43,16 +43,6 @@ def draw_marks(
     return drawn
 
 
-def _value_text(value: Any) -> str:
-    if not isinstance(value, (int, float)):
-        return "?"
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    if math.isnan(value):
-        return "?"
-    return f"{value:.0f}" if abs(value) >= 10 or float(value).is_integer() else f"{value:.1f}"
-
-
 def draw_overlay(
     surface: pygame.Surface,
     geometry: Geometry,
@@ -60,15 +50,23 @@ def draw_overlay(
     theme: Theme,
     paths: bool = True,
     labels: bool = True,
+    *,
+    agents: Sequence[tuple[float, float]] = (),
+    boxes: list[tuple[str, pygame.Rect]] | None = None,
+    under: pygame.Rect | None = None,
 ) -> dict[str, tuple[int, int]]:
-    """Pac-Man's last search around the cell it searched from: each root action's value in the
-    cell that action leads to (Stop's on Pac-Man's own cell), and the principal variation as
-    paths (Pac-Man's thick, each ghost's thin in its colour). Returns ``{action: cell}`` of the
-    labels drawn. :func:`draw` puts the paths under the agents and the labels over them.
-    Any agent may publish a ``last_result``: one that cannot be read draws nothing.
+    """Pac-Man's last search around the cell it searched from: each root action's value by
+    the cell that action leads to (Stop's by Pac-Man's own cell), placed by the rules of
+    :mod:`pacman.view.labels` (clear of walls and of the ``agents``' cells where it can be, never
+    over another label or off the maze), and the principal variation as paths (Pac-Man's
+    thick, each ghost's thin in its colour). Returns ``{action: cell}`` of the labels drawn;
+    ``boxes``, if given, gets each label's text and box; a label that would be ``under`` a
+    banner's box is left out. :func:`draw` puts the paths under the
+    agents and the labels over them. Any agent may publish a ``last_result``: one that cannot
+    be read draws nothing.
     """
     try:
-        return _overlay(surface, geometry, notes, theme, paths, labels)
+        return _overlay(surface, geometry, notes, theme, paths, labels, agents, boxes, under)
     except Exception:
         return {}
 
@@ -80,6 +78,9 @@ def _overlay(
     theme: Theme,
     paths: bool,
     labels: bool,
+    agents: Sequence[tuple[float, float]],
+    boxes: list[tuple[str, pygame.Rect]] | None,
+    under: pygame.Rect | None,
 ) -> dict[str, tuple[int, int]]:
     from pacman.directions import STOP, VECTORS
     from pacman.marks import pv_paths
@@ -98,30 +99,69 @@ def _overlay(
         pygame.draw.lines(surface, color, False, points, width)
         for point in points[1:]:
             pygame.draw.circle(surface, color, point, width)
-    px, py = root.get_pacman_position()
-    font = get_font(max(9, round(cell * 0.45)))
-    placed: dict[str, tuple[int, int]] = {}
     best = getattr(search, "action", None)
     values = dict(getattr(search, "values", {}) or {}) if labels else {}
-    for action, value in values.items():
-        dx, dy = (0, 0) if action == STOP else VECTORS.get(action, (0, 0))
-        where = (round(px + dx), round(py + dy))
-        # The action's initial too: a label can sit on a cell Pac-Man has since moved to.
-        label = (
-            f"{action[:1]} {_value_text(value)}" if action != STOP else f"Stop {_value_text(value)}"
+    placed: dict[str, tuple[int, int]] = {}
+    px, py = root.get_pacman_position()
+    for label in _placed(geometry, search, root, values, agents):
+        if under is not None and under.colliderect(label.box):
+            continue
+        text = get_font(label.size).render(
+            label.text, True, PV_COLOR if label.action == best else theme.text
         )
-        text = font.render(label, True, PV_COLOR if action == best else theme.text)
-        cx, cy = geometry.center(*where)
-        if action == STOP:
-            cy += cell // 2  # under Pac-Man, which stays visible
-        else:
-            # At the far side of the cell, mostly clear of Pac-Man once it has moved there.
-            cx += round(dx * cell * 0.55)
-            cy -= round(dy * cell * 0.55)
-        box = text.get_rect(center=(cx, cy)).inflate(4, 2)
+        box = pygame.Rect(label.box)
         back = pygame.Surface(box.size, pygame.SRCALPHA)
         back.fill(_LABEL_BACK)
         surface.blit(back, box)
         surface.blit(text, text.get_rect(center=box.center))
-        placed[action] = where
+        if boxes is not None:
+            boxes.append((label.text, box))
+        dx, dy = (0, 0) if label.action == STOP else VECTORS.get(label.action, (0, 0))
+        placed[label.action] = (round(px + dx), round(py + dy))
     return placed
+
+
+def label_boxes(
+    geometry: Geometry, notes: Any, agents: Sequence[tuple[float, float]]
+) -> list[pygame.Rect]:
+    """Where :func:`draw_overlay` puts the values (for a banner to keep clear of them)."""
+    try:
+        search, root = notes.search, notes.searched
+        values = dict(getattr(search, "values", {}) or {})
+        return [pygame.Rect(label.box) for label in _placed(geometry, search, root, values, agents)]
+    except Exception:
+        return []
+
+
+#: The last placement (search, root, the rest of its key, labels): the window redraws 60 times
+#: a second, the labels move only with the game.
+_LAST_PLACED: list[Any] = [None, None, None, []]
+
+
+def _placed(
+    geometry: Geometry,
+    search: Any,
+    root: Any,
+    values: dict[str, Any],
+    agents: Sequence[tuple[float, float]],
+) -> list[Label]:
+    cells = tuple((round(x), round(y)) for x, y in agents)
+    key = (geometry, cells, tuple(values.items()))
+    search_was, root_was, key_was, _ = _LAST_PLACED
+    if search_was is not search or root_was is not root or key_was != key:
+        px, py = root.get_pacman_position()
+        walls = root.layout.walls.data
+        _LAST_PLACED[:] = [
+            search,
+            root,
+            key,
+            place_labels(
+                values,
+                (round(px), round(py)),
+                geometry,
+                lambda x, y: walls[x][y],
+                cells,
+                lambda text, size: get_font(size).size(text),
+            ),
+        ]
+    return _LAST_PLACED[3]

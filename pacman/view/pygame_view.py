@@ -41,6 +41,10 @@ SCREEN_SHARE = 0.9
 #: The longest the final board waits for a key or a click before the run goes on.
 ANSWER_WAIT = 30.0
 
+#: The narrowest window opened at a zoom of 1 or more (CS188's small layouts are 5 to 9 cells
+#: wide: 270 pixels at zoom 1, where the status line and the values cannot be read).
+MIN_WIDTH = 600
+
 if TYPE_CHECKING:
     from pacman.game import GameResult
     from pacman.layout import Layout
@@ -133,7 +137,11 @@ class PygameDisplay:
         self._pygame = drawing.pygame
         self._drawing = drawing
         self.theme = drawing.get_theme(theme)
+        #: The zoom asked for: at 1 or more, the least zoom of a layout narrower than
+        #: :data:`MIN_WIDTH` (a zoom under 1 asks for a small window, and gets it).
         self.zoom = float(zoom)
+        #: Every text of the last frame drawn, with its box (what tests check for overlaps).
+        self.text_boxes: list[tuple[str, Any]] = []
         self.frame_time = max(0.0, float(frame_time))
         self.agent_name = agent_name
         self.fps = fps
@@ -313,20 +321,30 @@ class PygameDisplay:
         return sizes[0] if sizes else None
 
     def _window_size(self, layout: Layout) -> tuple[int, int]:
-        """The drawing's size at the zoom asked for, made smaller to fit on the screen."""
-        size = self._drawing.frame_size(layout, self.zoom)
+        """The drawing's size at the zoom asked for, made smaller to fit on the screen.
+
+        At a zoom of 1 or more a narrow layout is zoomed until the window is
+        :data:`MIN_WIDTH` wide, and a window still narrower (a tall layout that the screen's
+        height limits) is made that wide, the maze centred in it, as far as the screen allows.
+        """
+        readable = self.zoom >= 1.0
+        zoom = self.zoom
+        if readable:
+            zoom = max(zoom, MIN_WIDTH / (layout.width * self._drawing.BASE_CELL))
+        size = self._drawing.frame_size(layout, zoom)
         screen = self._screen_size()
         if screen is None or screen[0] <= 0 or screen[1] <= 0:
-            return size
+            return (max(size[0], MIN_WIDTH), size[1]) if readable else size
         # Room for the title bar, a panel and the window's borders.
         room = (screen[0] * SCREEN_SHARE, screen[1] * SCREEN_SHARE)
-        if size[0] <= room[0] and size[1] <= room[1]:
-            return size
-        zoom = self.zoom * min(room[0] / size[0], room[1] / size[1])
-        size = self._drawing.frame_size(layout, zoom)
-        while (size[0] > room[0] or size[1] > room[1]) and zoom > 0.1:
-            zoom -= 1 / self._drawing.BASE_CELL  # cells are whole pixels: one less each
+        if size[0] > room[0] or size[1] > room[1]:
+            zoom *= min(room[0] / size[0], room[1] / size[1])
             size = self._drawing.frame_size(layout, zoom)
+            while (size[0] > room[0] or size[1] > room[1]) and zoom > 0.1:
+                zoom -= 1 / self._drawing.BASE_CELL  # cells are whole pixels: one less each
+                size = self._drawing.frame_size(layout, zoom)
+        if readable:
+            size = (max(size[0], min(MIN_WIDTH, int(room[0]))), size[1])
         return size
 
     def annotate(self, notes: Any) -> None:
@@ -428,6 +446,7 @@ class PygameDisplay:
         if self._state is None or self._closed:
             return
         surface = self._pygame.display.get_surface()
+        self.text_boxes = []
         self._drawing.draw(
             surface,
             self._state,
@@ -439,6 +458,7 @@ class PygameDisplay:
             banner="PAUSED" if self._paused and not self._state.is_terminal() else None,
             notes=self._notes,
             overlay=self.show_values,
+            boxes=self.text_boxes,
         )
         self._pygame.display.flip()
         self._last_flip = time.monotonic()

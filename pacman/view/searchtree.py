@@ -106,6 +106,8 @@ class SearchTree:
     pv: list[int] = field(default_factory=list)
     title: str = ""
     depth: int | None = None
+    #: What the page must say before anything else (an algorithm that is not the agent's).
+    note: str = ""
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -122,6 +124,13 @@ class SearchTree:
         return {
             self.nodes[child].action or "": self.nodes[child].value for child in self.root.children
         }
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the tree's page (as ``pacman tree --html`` writes it), embedded."""
+        from pacman.view.html_tree import tree_page
+        from pacman.view.notebook import embed
+
+        return embed(tree_page(self), 640)
 
     def to_data(self, describe: Callable[[Any], str] = str) -> dict[str, Any]:
         """The tree as JSON-ready data (what the HTML file embeds); infinities as strings.
@@ -178,6 +187,7 @@ class SearchTree:
             "num_agents": self.num_agents,
             "pv": self.pv,
             "nodes": nodes,
+            **({"note": self.note} if self.note else {}),
         }
 
 
@@ -269,6 +279,7 @@ def observe(
         layers=layers if isinstance(layers, tuple) and layers else None,
         ghost_model=ghost_model if callable(ghost_model) else None,
     )
+    tree.note = _algorithm_note(agent, algorithm)
     # An agent that scores moves without an evaluation function of states (a reflex agent)
     # still says what each root action was worth in its public result.
     values = getattr(result, "values", None)
@@ -281,6 +292,17 @@ def observe(
         if tree.root.value is None and values:
             tree.root.value = max(values.values())
     return tree
+
+
+def _algorithm_note(agent: object, algorithm: str | None) -> str:
+    """What the page says when the tree is read with an algorithm that is not the agent's."""
+    own = algorithm_of(agent)
+    if algorithm is None or algorithm == own or own == "other":
+        return ""
+    return (
+        f"drawn as {algorithm}, but {type(agent).__name__} searches with {own}: the values "
+        f"are backed up as {algorithm} would back them up, not as the agent computed them"
+    )
 
 
 def from_log(
@@ -343,6 +365,13 @@ def from_log(
         if node_id is not None and node_id + 1 < len(nodes):
             node = nodes[node_id + 1]
             node.value, node.leaf = value, True
+    # A reflex agent's scores of moves: each the value of the child its move made.
+    for node_id, move, value in log.move_evaluations:
+        if node_id is not None and node_id + 1 < len(nodes):
+            made = [c for c in nodes[node_id + 1].children if nodes[c].action == move]
+            if made and nodes[made[-1]].value is None:
+                nodes[made[-1]].value = value
+                nodes[made[-1]].leaf = not nodes[made[-1]].children
 
     for node in nodes:
         _mark(node, nodes, ghost_model)
@@ -486,6 +515,24 @@ def principal_variation(tree: SearchTree) -> list[int]:
     return path
 
 
+def _replies(before: Any, after: Any) -> str:
+    """The ghosts' replies that led from ``before`` to ``after``, as their actions: ``West``
+    for one ghost, initials in ghost order for more (``W N``; ``-`` a ghost that did not move,
+    the game being over)."""
+    count = before.get_num_agents()
+    moves = []
+    for ghost in range(1, count):
+        was, now = before.get_ghost_state(ghost), after.get_ghost_state(ghost)
+        moved = (was.get_position(), was.get_direction()) != (
+            now.get_position(),
+            now.get_direction(),
+        )
+        moves.append(now.get_direction() if moved else "-")
+    if all(move == "-" for move in moves):
+        return "no reply"
+    return moves[0] if len(moves) == 1 else " ".join(move[:1] for move in moves)
+
+
 def from_mcts(agent: Any) -> SearchTree | None:
     """The tree of an MCTS agent's last search (its ``last_search()``): each Pac-Man edge
     a chance node (the ghosts' replies, as drawn) with its tries and mean return, each
@@ -516,12 +563,12 @@ def from_mcts(agent: Any) -> SearchTree | None:
             edge.value = edge.mean
             nodes.append(edge)
             nodes[node_id].children.append(edge.id)
-            for reply, child in enumerate(node.outcomes[index].values(), start=1):
+            for child in node.outcomes[index].values():
                 reached = child.arrivals
                 below = TreeNode(
                     len(nodes),
                     edge.id,
-                    f"reply {reply}",
+                    _replies(edge.state, child.state),
                     0,
                     MAX,
                     edge.ply + 1,

@@ -1,0 +1,188 @@
+"""Values as short text, and where the search overlay's value labels go so that they can be read.
+
+The rules, the same in the window, frames and GIFs (:mod:`pacman.view.notes` measures with
+pygame's fonts) and in the HTML pages (whose scripts follow them with the browser's fonts):
+
+- a label belongs to the cell its action leads to (Stop's to Pac-Man's own cell);
+- it never leaves the maze and never covers another label;
+- it keeps clear of walls and agents where it can: the largest letters first, then shorter
+  text (``E -5514``, then ``-5514``, then ``-5.5k``), then smaller letters, each tried on the
+  cell, on its far side, beside it and one cell further;
+- where nothing is clear, walls and agents give way before a label is left out.
+
+No pygame here: rectangles are ``(x, y, width, height)`` tuples.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "SMALLEST_LABEL",
+    "Label",
+    "label_sizes",
+    "label_texts",
+    "place_labels",
+    "short_value",
+    "value_text",
+]
+
+Box = tuple[int, int, int, int]
+
+#: The smallest letters a value label is drawn with, in pixels.
+SMALLEST_LABEL = 9
+
+#: Screen direction (x right, y down) of each move.
+_SCREEN = {"North": (0, -1), "South": (0, 1), "East": (1, 0), "West": (-1, 0), "Stop": (0, 0)}
+
+
+def value_text(value: Any) -> str:
+    """A value as the overlay writes it: whole above 10, one decimal below; ``?`` if unknown."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+        return "?"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:.0f}" if abs(value) >= 10 or float(value).is_integer() else f"{value:.1f}"
+
+
+def short_value(value: Any) -> str:
+    """At most four or five characters: ``1234.56`` is ``1.2k``, ``-5514`` is ``-5.5k``."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return value_text(value)
+    for unit, scale in (("M", 1e6), ("k", 1e3)):
+        if abs(value) >= scale * 0.9995:
+            scaled = value / scale
+            text = f"{scaled:.1f}" if abs(scaled) < 9.95 else f"{scaled:.0f}"
+            return text.removesuffix(".0") + unit
+    return value_text(value)
+
+
+def label_texts(action: str, value: Any) -> list[str]:
+    """A label's texts, longest first: with the action's initial, the value, the value shortened."""
+    full = value_text(value)
+    initial = "Stop" if action == "Stop" else action[:1]
+    texts = [f"{initial} {full}", full, short_value(value)]
+    return [text for index, text in enumerate(texts) if text not in texts[:index]]
+
+
+def label_sizes(cell: int) -> list[int]:
+    """The letter sizes tried, largest first: about half a cell, down to :data:`SMALLEST_LABEL`."""
+    size = max(SMALLEST_LABEL, round(cell * 0.45))
+    sizes = [size]
+    while sizes[-1] > SMALLEST_LABEL:
+        sizes.append(max(SMALLEST_LABEL, round(sizes[-1] * 0.8)))
+    return sizes
+
+
+@dataclass(frozen=True)
+class Label:
+    """One value label as placed: its action, text, letter size and box (background included)."""
+
+    action: str
+    text: str
+    size: int
+    box: Box
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+def _inside(inner: Box, outer: Box) -> bool:
+    return (
+        inner[0] >= outer[0]
+        and inner[1] >= outer[1]
+        and inner[0] + inner[2] <= outer[0] + outer[2]
+        and inner[1] + inner[3] <= outer[1] + outer[3]
+    )
+
+
+def _spots(action: str, cell: int) -> list[tuple[int, int]]:
+    """Where a label's centre may go, from its cell's centre: on it, its far side, beside it,
+    one cell further (Stop: under Pac-Man's cell's middle, over it, on it)."""
+    sx, sy = _SCREEN.get(action, (0, 0))
+    half = cell // 2
+    if (sx, sy) == (0, 0):
+        return [(0, half), (0, -half), (0, 0)]
+    beside = [(-sy * half, sx * half), (sy * half, -sx * half)]
+    return [(0, 0), (sx * half, sy * half), *beside, (sx * cell, sy * cell)]
+
+
+def place_labels(
+    values: dict[str, Any],
+    origin: tuple[int, int],
+    geometry: Any,
+    is_wall: Callable[[int, int], bool],
+    agents: Sequence[tuple[float, float]],
+    measure: Callable[[str, int], tuple[int, int]],
+) -> list[Label]:
+    """Each root action's label, placed by the module's rules (labels left out don't fit at all).
+
+    ``origin`` is the cell searched from; ``geometry`` a :class:`~pacman.view.canvas.Geometry`;
+    ``agents`` the cells of the agents as drawn; ``measure(text, size)`` the text's pixels.
+    """
+    cell = geometry.cell
+    maze: Box = (geometry.left, geometry.top, *geometry.maze_size)
+    zone = max(1, round(cell * 0.3))  # a wall's tube, around its cell's centre
+    body = max(1, round(cell * 0.35))
+    bodies = [_around(geometry.center(x, y), body) for x, y in agents]
+
+    def on_walls(box: Box) -> bool:
+        left, top = geometry.center(0, geometry.rows - 1)
+        first_x, last_x = _cells_across(box[0], box[2], left, cell)
+        first_row, last_row = _cells_across(box[1], box[3], top, cell)
+        for x in range(max(0, first_x), min(geometry.columns, last_x + 1)):
+            for row in range(max(0, first_row), min(geometry.rows, last_row + 1)):
+                y = geometry.rows - 1 - row
+                if is_wall(x, y) and _overlaps(box, _around(geometry.center(x, y), zone)):
+                    return True
+        return False
+
+    checks: list[Callable[[Box], bool]] = [
+        lambda box: not on_walls(box) and not any(_overlaps(box, b) for b in bodies),
+        lambda box: not on_walls(box),
+        lambda box: True,
+    ]
+    placed: list[Label] = []
+    for action, value in values.items():
+        dx, dy = _SCREEN.get(action, (0, 0))
+        centre = geometry.center(origin[0] + dx, origin[1] - dy)
+        options = [
+            (text, size) for size in label_sizes(cell) for text in label_texts(action, value)
+        ]
+        label = None
+        for clear in checks:
+            label = next(
+                (
+                    Label(action, text, size, box)
+                    for text, size in options
+                    for ox, oy in _spots(action, cell)
+                    if _inside(box := _box(centre, ox, oy, measure(text, size)), maze)
+                    and not any(_overlaps(box, other.box) for other in placed)
+                    and clear(box)
+                ),
+                None,
+            )
+            if label is not None:
+                break
+        if label is not None:
+            placed.append(label)
+    return placed
+
+
+def _box(centre: tuple[int, int], ox: int, oy: int, size: tuple[int, int]) -> Box:
+    width, height = size[0] + 4, size[1] + 2  # the text and its dark background's margin
+    return (centre[0] + ox - width // 2, centre[1] + oy - height // 2, width, height)
+
+
+def _around(centre: tuple[int, int], half: int) -> Box:
+    return (centre[0] - half, centre[1] - half, 2 * half, 2 * half)
+
+
+def _cells_across(start: int, length: int, first_centre: int, cell: int) -> tuple[int, int]:
+    """The first and last cell (counted from the maze's first column or top row) a span meets."""
+    edge = first_centre - cell // 2
+    return (start - edge) // cell, (start + length - 1 - edge) // cell
