@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +83,28 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
         os.replace(temporary, target)
     except BaseException as error:
         temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise PacmanError(f"{path}: cannot write ({error.strerror})") from None
+        raise
+
+
+def write_folder_atomically(path: str | os.PathLike[str], files: Mapping[str, str]) -> None:
+    """Write a whole folder or nothing: ``files`` (relative path -> text) in a temporary
+    folder beside ``path``, renamed into place. ``path`` must be new or an empty folder."""
+    target = Path(path)
+    scratch = target.parent / f".{target.name}.{os.urandom(4).hex()}.tmp"
+    try:
+        scratch.mkdir()  # with the umask's permissions, as the files
+        for relative, text in files.items():
+            (scratch / relative).parent.mkdir(parents=True, exist_ok=True)
+            fd = _create(scratch / relative, exclusive=True)
+            try:
+                _write_all(fd, text.encode("utf-8"))
+            finally:
+                os.close(fd)
+        os.replace(scratch, target)
+    except BaseException as error:
+        shutil.rmtree(scratch, ignore_errors=True)
         if isinstance(error, OSError):
             raise PacmanError(f"{path}: cannot write ({error.strerror})") from None
         raise
