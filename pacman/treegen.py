@@ -118,7 +118,9 @@ class _Drawing:
             if ghosts < 2:
                 raise ValueError("a mixed tree needs two ghosts or more")
             kinds = [rng.choice(("min", "chance")) for _ in range(ghosts)]
-            if len(set(kinds)) == 1:
+            # Both kinds, and (three ghosts or more) an order that reads otherwise backwards,
+            # so that a search taking the layers in reverse order can be caught.
+            while len(set(kinds)) == 1 or (ghosts > 2 and kinds == kinds[::-1]):
                 flip = rng.randrange(ghosts)
                 kinds[flip] = "min" if kinds[flip] == "chance" else "chance"
             self.layers = tuple(kinds)
