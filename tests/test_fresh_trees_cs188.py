@@ -37,7 +37,7 @@ POINTS = re.compile(r"^### Question (q\d): (\d+)/(\d+) ###$")
 
 
 def _cs188(suite: Path, text: str, run: Path) -> tuple[dict[str, bool], dict[str, int]]:
-    """CS188's verdicts (test file name -> passed) and points (question -> points).
+    """CS188's verdicts (``q2/name.test`` -> passed) and points (question -> points).
 
     Where a test raises, CS188's question stops there ("FAIL: Exception raised", no path):
     that test is a failure, and the question's later tests get no verdict.
@@ -65,9 +65,9 @@ def _cs188(suite: Path, text: str, run: Path) -> tuple[dict[str, bool], dict[str
         )
         for name in names:
             if name in said:
-                verdicts[name] = said[name]
+                verdicts[f"{question}/{name}"] = said[name]
             elif "FAIL: Exception raised" in block:
-                verdicts[name] = False  # the test that raised; the rest never ran
+                verdicts[f"{question}/{name}"] = False  # it raised; the rest never ran
                 break
     for match in map(POINTS.match, done.stdout.splitlines()):
         if match:
@@ -100,11 +100,13 @@ def test_cs188s_autograder_grades_a_generated_suite_as_the_project_does(tmp_path
         row = ours[name]
         assert {q: int(row["questions"][q]["points"]) for q in QUESTIONS} == points, name
         mine = {
-            t["test"].rsplit("/", 1)[-1]: t["passed"]
+            "/".join(t["test"].split("/")[-2:]): t["passed"]
             for q in QUESTIONS
             for t in row["questions"][q]["tests"]
         }
         assert {test: mine[test] for test in verdicts} == verdicts, name
+        if name != "a_search_one_round_too_shallow":  # (its depth-1 trees raise in CS188's)
+            assert len(verdicts) == len(list(suite.glob("q*/*.test"))), name
         compared += len(verdicts)
         print(f"{name}: CS188 {points}, here the same; {len(verdicts)} verdicts alike")
         if name == "honest":
@@ -113,3 +115,25 @@ def test_cs188s_autograder_grades_a_generated_suite_as_the_project_does(tmp_path
             lost = {q for q, p in points.items() if p == 0}
             assert lost == mistaken_questions(name.replace("_", " ")), name
     print(f"{len(files)} files, {compared} test verdicts compared with CS188's autograder")
+
+
+def test_cs188s_autograder_gives_a_lookup_table_full_marks_on_its_suite_alone(tmp_path, capsys):
+    from grading_submissions import BERKELEY, QUESTION_OF
+    from test_fresh_trees import LOOKUP, lookup_table
+
+    if not BERKELEY.is_dir():
+        pytest.skip("shared/berkeley not present")
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "CONFIG").write_text('order: "q2 q3 q4"\n')
+    for question in QUESTION_OF.values():
+        shutil.copytree(BERKELEY / question, public / question)
+    fresh = tmp_path / "fresh"
+    kinds = ["--kinds", "minimax,alphabeta,expectimax", "--trees", "8"]
+    assert main(["--generate-suite", str(fresh), *kinds, "--seed", "lookup"]) == 0
+    capsys.readouterr()
+    table = lookup_table()
+    assert _cs188(public, table, tmp_path / "a")[1] == {"q2": 5, "q3": 5, "q4": 5}
+    # Fresh trees: only its honest part scores, as it does with empty tables.
+    assert _cs188(fresh, table, tmp_path / "b")[1] == {"q2": 5, "q3": 0, "q4": 0}
+    assert _cs188(fresh, LOOKUP.read_text(), tmp_path / "c")[1] == {"q2": 5, "q3": 0, "q4": 0}
