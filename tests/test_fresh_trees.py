@@ -192,3 +192,39 @@ def test_every_mistake_file_loses_exactly_its_questions_on_a_generated_suite(cap
         questions = rows[name.replace(" ", "_")]["questions"]
         lost = {q for q, row in questions.items() if row["points"] < row["max_points"]}
         assert lost == mistaken_questions(name)
+
+
+@needs_berkeley
+def test_a_bundle_draws_each_submission_its_trees_from_its_secret_and_files(tmp_path):
+    from pacman.grading.gradescope import main as run_autograder
+    from pacman.grading.options import GradingOptions
+    from pacman.seeding import mixed_secret
+
+    root = tmp_path / "autograder"
+    suite = shutil.copytree(make_mini(tmp_path), root / "source" / "test_cases")
+    config = {
+        "format": "pacman-gradescope-bundle",
+        "version": 2,
+        "student_code": ["multiAgents.py"],
+        "options": GradingOptions(fresh_trees=("q2", "q3", "q4")).to_json(),
+        "hidden": [],
+        "leaderboard": False,
+        "game_secret": "the course's",
+    }
+    (root / "source" / "pacman-bundle.json").write_text(json.dumps(config))
+    seen = []
+    for fixture in ("cs188_style", "other_style", "cs188_style"):
+        shutil.rmtree(root / "submission", ignore_errors=True)
+        (root / "submission").mkdir()
+        text = (FIXTURES / fixture / "multiAgents.py").read_bytes()
+        (root / "submission" / "multiAgents.py").write_bytes(text)
+        assert run_autograder([str(root)]) == 0
+        results = json.loads((root / "results" / "results.json").read_text())
+        assert results["score"] == 15.0
+        # The submission's secret (the bundle's mixed with its files), then its files again.
+        secret, files = mixed_secret("the course's", text), {"multiAgents.py": text}
+        drawn = _trees(fresh_questions(load_suite(str(suite)), ("q2", "q3", "q4"), secret, files))
+        seen.append(drawn)
+        names = [t["name"] for t in results["tests"] if "/" in t["name"]]
+        assert names == [n.split("/test_cases/")[1].removesuffix(".test") for n in drawn]
+    assert seen[0] == seen[2] != seen[1]
