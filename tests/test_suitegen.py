@@ -155,3 +155,9 @@ def test_a_suite_is_never_written_over_something_or_half(capsys, tmp_path, monke
     assert err.startswith("autograder: fresh trees for q2 (minimax): none of 1 drawn catches ")
     assert err.endswith("; no suite is written that a known mistake passes\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "file", "full"]
+
+
+def test_each_known_mistake_of_cs188s_questions_has_a_cs188_style_file():
+    from grading_submissions import MISTAKES as FILES
+
+    assert set(FILES) == MISTAKES["minimax"] | MISTAKES["alphabeta"] | MISTAKES["expectimax"]
