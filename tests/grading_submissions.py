@@ -286,6 +286,16 @@ def make_mini(root: Path, tests_by_question: dict[str, list[str]] = MINI) -> Pat
     return suite
 
 
+def cs188_questions(root: Path, questions: tuple[str, ...] = ("q2", "q3", "q4")) -> Path:
+    """A suite of CS188's ``questions``, whole (their trees and recorded games)."""
+    suite = root / "cs188"
+    suite.mkdir()
+    (suite / "CONFIG").write_text(f'order: "{" ".join(questions)}"\n')
+    for question in questions:
+        shutil.copytree(BERKELEY / question, suite / question)
+    return suite
+
+
 def make_submissions(root: Path, names: list[str]) -> Path:
     folder = root / "submissions"
     folder.mkdir()

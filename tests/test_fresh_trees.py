@@ -13,6 +13,7 @@ from grading_submissions import (
     FIXTURES,
     MISTAKES,
     QUESTION_OF,
+    cs188_questions,
     make_mini,
     make_submissions,
     mistake_text,
@@ -161,11 +162,7 @@ def _total(capsys, suite: Path, folder: Path) -> str:
 
 @needs_berkeley
 def test_a_lookup_table_of_public_answers_is_worth_nothing_on_fresh_trees(capsys, tmp_path):
-    cs188 = tmp_path / "cs188"
-    cs188.mkdir()
-    (cs188 / "CONFIG").write_text('order: "q2 q3 q4"\n')
-    for question in QUESTION_OF.values():
-        shutil.copytree(BERKELEY / question, cs188 / question)
+    cs188 = cs188_questions(tmp_path)
     fresh = tmp_path / "fresh"
     kinds = ("--kinds", "minimax,alphabeta,expectimax", "--seed", "lookup", "--trees", "6")
     assert main(["--generate-suite", str(fresh), *kinds]) == 0

@@ -118,16 +118,12 @@ def test_cs188s_autograder_grades_a_generated_suite_as_the_project_does(tmp_path
 
 
 def test_cs188s_autograder_gives_a_lookup_table_full_marks_on_its_suite_alone(tmp_path, capsys):
-    from grading_submissions import BERKELEY, QUESTION_OF
+    from grading_submissions import BERKELEY, cs188_questions
     from test_fresh_trees import LOOKUP, lookup_table
 
     if not BERKELEY.is_dir():
         pytest.skip("shared/berkeley not present")
-    public = tmp_path / "public"
-    public.mkdir()
-    (public / "CONFIG").write_text('order: "q2 q3 q4"\n')
-    for question in QUESTION_OF.values():
-        shutil.copytree(BERKELEY / question, public / question)
+    public = cs188_questions(tmp_path)
     fresh = tmp_path / "fresh"
     kinds = ["--kinds", "minimax,alphabeta,expectimax", "--trees", "8"]
     assert main(["--generate-suite", str(fresh), *kinds, "--seed", "lookup"]) == 0
