@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +66,14 @@ def _write_all(fd: int, data: bytes, offset: int | None = None) -> None:
             offset += written
 
 
+def _fill(fd: int, text: str) -> None:
+    """Write ``text`` into the new file ``fd`` and close it, whatever happens."""
+    try:
+        _write_all(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
 def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     """Write a whole file or nothing: a temporary file beside it, renamed into place."""
     target = Path(path)
@@ -74,13 +84,28 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     except OSError as error:
         raise PacmanError(f"{path}: cannot write ({error.strerror})") from None
     try:
-        try:
-            _write_all(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
+        _fill(fd, text)
         os.replace(temporary, target)
     except BaseException as error:
         temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise PacmanError(f"{path}: cannot write ({error.strerror})") from None
+        raise
+
+
+def write_folder_atomically(path: str | os.PathLike[str], files: Mapping[str, str]) -> None:
+    """Write a whole folder or nothing: ``files`` (relative path -> text) in a temporary
+    folder beside ``path``, renamed into place. ``path`` must be new or an empty folder."""
+    target = Path(path)
+    scratch = target.parent / f".{target.name}.{os.urandom(4).hex()}.tmp"
+    try:
+        scratch.mkdir()  # with the umask's permissions, as the files
+        for relative, text in files.items():
+            (scratch / relative).parent.mkdir(parents=True, exist_ok=True)
+            _fill(_create(scratch / relative, exclusive=True), text)
+        os.replace(scratch, target)
+    except BaseException as error:
+        shutil.rmtree(scratch, ignore_errors=True)
         if isinstance(error, OSError):
             raise PacmanError(f"{path}: cannot write ({error.strerror})") from None
         raise

@@ -286,9 +286,74 @@ def make_mini(root: Path, tests_by_question: dict[str, list[str]] = MINI) -> Pat
     return suite
 
 
+def cs188_questions(root: Path, questions: tuple[str, ...] = ("q2", "q3", "q4")) -> Path:
+    """A suite of CS188's ``questions``, whole (their trees and recorded games)."""
+    suite = root / "cs188"
+    suite.mkdir()
+    (suite / "CONFIG").write_text(f'order: "{" ".join(questions)}"\n')
+    for question in questions:
+        shutil.copytree(BERKELEY / question, suite / question)
+    return suite
+
+
 def make_submissions(root: Path, names: list[str]) -> Path:
     folder = root / "submissions"
     folder.mkdir()
     for name in names:
         submission_folder(name, folder)
     return folder
+
+
+_AVERAGING_GHOSTS = """if agentIndex != 0:
+            actions = state.getLegalActions(agentIndex)
+            if actions:
+                values = [
+                    self.value(state.generateSuccessor(agentIndex, a), nextAgent, nextDepth)[0]
+                    for a in actions
+                ]
+                return sum(values) / float(len(values)), None
+        best = None
+"""
+
+_SEARCHES = ("MinimaxAgent", "AlphaBetaAgent", "ExpectimaxAgent")
+
+#: The diagnosis's known mistakes on CS188's questions (named as
+#: ``pacman.grading.suitegen.mistake`` names them), each in CS188-style code: the honest file
+#: with every search agent that can make the mistake making it.
+MISTAKES: dict[str, list[Change]] = {
+    "ghosts treated as MAX": [
+        ("MinimaxAgent", "(agentIndex != 0 and v < best[0])", "(agentIndex != 0 and v > best[0])"),
+        ("AlphaBetaAgent", "            if agentIndex == 0:\n", "            if True:\n"),
+        ("ExpectimaxAgent", "        if agentIndex == 0:\n", "        if True:\n"),
+    ],
+    "depth counted per agent move instead of per round": [
+        (agent, "nextDepth = depth + 1 if nextAgent == 0 else depth", "nextDepth = depth + 1")
+        for agent in _SEARCHES
+    ],
+    "a search one round too shallow": [
+        (agent, "if depth == self.depth or", "if depth == self.depth - 1 or") for agent in _SEARCHES
+    ],
+    "a search one round too deep": [
+        (agent, "if depth == self.depth or", "if depth == self.depth + 1 or") for agent in _SEARCHES
+    ],
+    "alpha-beta pruning on equality": VARIANTS["broken_ab_equality"][1],
+    "minimax without any pruning": [
+        ("AlphaBetaAgent", "if best[0] > beta:", "if False:"),
+        ("AlphaBetaAgent", "if best[0] < alpha:", "if False:"),
+    ],
+    "ghosts taking the minimum": VARIANTS["broken_expectimax_min"][1],
+    "ghosts averaging": [("MinimaxAgent", "best = None\n", _AVERAGING_GHOSTS)],
+}
+
+#: The question of each agent in CS188's suite and in a generated one.
+QUESTION_OF = {"MinimaxAgent": "q2", "AlphaBetaAgent": "q3", "ExpectimaxAgent": "q4"}
+
+
+def mistake_text(name: str) -> str:
+    """The honest CS188-style file making the known mistake ``name``."""
+    return apply_changes(name.replace(" ", "_"), name, MISTAKES[name])
+
+
+def mistaken_questions(name: str) -> set[str]:
+    """The questions (of CS188's three) whose agent makes the mistake ``name``."""
+    return {QUESTION_OF[agent] for agent, _, _ in MISTAKES[name] if agent in QUESTION_OF}

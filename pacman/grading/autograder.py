@@ -19,7 +19,7 @@ from typing import Any
 
 from pacman.commandline import CommandParser
 from pacman.errors import PacmanError, UsageError, machine_problem
-from pacman.grading.options import GradingJob, GradingOptions
+from pacman.grading.options import GradingJob, GradingOptions, SuiteRequest
 from pacman.sandbox.config import ISOLATION_MODES, Limits
 from pacman.seeding import new_secret, read_secret
 
@@ -33,6 +33,12 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
     _what_to_write(parser.add_argument)
     _limits_and_walls(parser.add_argument)
     _course(parser.add_argument)
+    add = parser.add_argument
+    add("--fresh-trees", metavar="Q[,Q]", help="trees drawn for each submission in these questions")
+    add("--generate-suite", dest="new_suite", metavar="DIR", help="write a fresh suite into DIR")
+    add("--kinds", metavar="K[,K]", help="with --generate-suite: its questions (all five)")
+    add("--trees", metavar="N", help="with --generate-suite: trees per question, at least (8)")
+    add("--seed", metavar="TEXT", help="with --generate-suite: its seed (default: a new one)")
     return parser
 
 
@@ -262,6 +268,7 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
             for path in (args.lock_answers or "").split(",")
             if path.strip()
         ),
+        fresh_trees=tuple(_words(args.fresh_trees)),
     )
     job = GradingJob(
         test_root=_test_root(args),
@@ -281,8 +288,39 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
         bundle=args.gradescope_bundle,
         hidden=args.hidden,
         hidden_visibility=args.hidden_visibility,
+        new_suite=_suite_request(args),
     )
     return job, options
+
+
+def _words(text: str | None) -> list[str]:
+    return [word.strip() for word in (text or "").split(",") if word.strip()]
+
+
+def _suite_request(args: argparse.Namespace) -> SuiteRequest | None:
+    """``--generate-suite`` and its flags, checked; None without it."""
+    if args.new_suite is None:
+        if args.kinds or args.trees or args.seed:
+            raise UsageError("--kinds, --trees and --seed go with --generate-suite DIR")
+        return None
+    from pacman.grading.suitegen import KINDS
+    from pacman.outputs import prepare_output_folder
+
+    what = (args.submissions, args.run_test, args.question, args.code_root, args.student_code)
+    if any((*what, args.gradescope_bundle, args.generate_solutions, args.fresh_trees)):
+        raise UsageError("--generate-suite writes a suite and grades nothing: leave out the rest")
+    kinds = _words(args.kinds) or list(KINDS)
+    for kind in kinds:
+        if kind not in KINDS:
+            raise UsageError(f"--kinds {kind}: unknown; choose among {','.join(KINDS)}")
+    trees = args.trees or "8"
+    if not trees.isdigit() or not 1 <= int(trees) <= 1000:
+        raise UsageError(f"--trees {trees}: a whole number of trees from 1 to 1000")
+    prepare_output_folder("--generate-suite", args.new_suite)
+    if os.path.isdir(args.new_suite) and os.listdir(args.new_suite):
+        raise UsageError(f"--generate-suite {args.new_suite}: not empty; give a new folder")
+    seed = read_secret(args.seed, "--seed") if args.seed else new_secret()
+    return SuiteRequest(args.new_suite, tuple(dict.fromkeys(kinds)), int(trees), seed)
 
 
 def _check_combinations(args: argparse.Namespace) -> None:
@@ -313,6 +351,10 @@ def _check_combinations(args: argparse.Namespace) -> None:
             raise UsageError("--hidden and --hidden-visibility go with --gradescope-bundle ZIP")
         if args.leaderboard and not args.submissions:
             raise UsageError("--leaderboard goes with --gradescope-bundle ZIP or --submissions DIR")
+    if args.fresh_trees and (args.run_test or args.generate_solutions):
+        raise UsageError("--fresh-trees grades whole questions: leave out -t, --generate-solutions")
+    if args.fresh_trees and not (args.game_secret or args.gradescope_bundle):
+        raise UsageError("--fresh-trees needs --game-secret (a regrade draws the same trees)")
     if args.submissions and args.scheduler not in (None, "local") and args.jobs is not None:
         raise UsageError(
             f"-j/--jobs {args.jobs}: a Dask cluster's workers are its own; "
@@ -381,6 +423,7 @@ def as_flags(options: GradingOptions) -> list[str]:
         ("-q", options.question),
         ("-j", options.jobs),
         ("--landlock-abi", options.landlock_abi_cap),
+        ("--fresh-trees", ",".join(options.fresh_trees) or None),
     ):
         if value is not None:
             flags += [flag, f"{value:g}" if isinstance(value, float) else str(value)]

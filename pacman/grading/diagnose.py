@@ -196,25 +196,31 @@ def generated_names(start: str, expansions: Iterable[Sequence[Any]]) -> list[str
     return sorted(names)
 
 
+def outcome(tree: Any, depth: int, variant: Variant) -> tuple[str | None, list[str]] | None:
+    """The move and generated states (CS188's sorted names) of ``variant`` on ``tree``;
+    ``None`` where it cannot search the tree to the end (a depth below 1, a state without
+    a value scored)."""
+    try:
+        action, expansions = run_variant(tree.start, depth, variant)
+    except (_Unscorable, PacmanError, RecursionError):
+        return None
+    return action, generated_names(str(tree.start), expansions)
+
+
 def diagnose(
     tree: Any, depth: int, alg: str, action: str | None, generated: list[str]
 ) -> list[str]:
     """Sentences naming the known mistake the submission's results match, if any."""
-    start = tree.start
-    try:
-        _, right = run_variant(start, depth, correct_variant(alg, tree))
-        right_generated = generated_names(str(start), right)
-    except (_Unscorable, PacmanError, RecursionError):
-        right_generated = None
+    right = outcome(tree, depth, correct_variant(alg, tree))
+    right_generated = None if right is None else right[1]
     both: list[str] = []
     states: list[str] = []
     moves: list[str] = []
     for variant in variants_for(alg, tree):
-        try:
-            v_action, v_expansions = run_variant(start, depth, variant)
-        except (_Unscorable, PacmanError, RecursionError):
+        found = outcome(tree, depth, variant)
+        if found is None:
             continue
-        v_generated = generated_names(str(start), v_expansions)
+        v_action, v_generated = found
         same_states = v_generated == generated and v_generated != right_generated
         if v_generated == generated and v_action == action:
             both.append(variant.description)

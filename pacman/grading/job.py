@@ -26,6 +26,7 @@ from pacman.grading.report import (
 from pacman.grading.session import RunResult, generate_solutions, grade
 from pacman.grading.submission import read_suite
 from pacman.grading.suite import Question, QuestionResult, load_single_test, load_suite
+from pacman.grading.suitegen import fresh_questions
 from pacman.outputs import prepare_output_file
 from pacman.sandbox.config import SandboxConfig
 from pacman.sandbox.ids import allocate_uid
@@ -36,6 +37,11 @@ from pacman.sandbox.staging import SubmissionError, read_submission, stage_files
 
 def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
     """Do what ``job`` asks; the exit status (0 once grading ran, whatever the grade)."""
+    if job.new_suite:
+        from pacman.grading.suitegen import write_suite
+
+        print("\n".join(write_suite(job.new_suite)), file=out)
+        return 0
     if job.bundle:
         from pacman.grading.gradescope import build_bundle
 
@@ -86,6 +92,8 @@ def suite_to_send(
     """The suite's questions, checked (a broken suite fails here, before anything is graded
     or packed), and its files as bytes for graders elsewhere (a batch's workers, a bundle)."""
     questions = load_suite(job.test_root, options.question)
+    # Fresh trees are drawn now, for no one, so a wrong --fresh-trees fails before anything.
+    fresh_questions(questions, options.fresh_trees, "", {}, every=options.question is None)
     if job.leaderboard and not any(
         test.kind == "EvalAgentTest" for q in questions for test, _ in q.tests
     ):
@@ -167,7 +175,7 @@ def grade_one(
     else:
         questions = load_suite(job.test_root, options.question)
     with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
-        stage, staged, uid = private, [], allocate_uid()
+        stage, staged, uid, files = private, [], allocate_uid(), {}
         if job.student_code:
             try:
                 files = read_submission(
@@ -176,6 +184,8 @@ def grade_one(
             except SubmissionError as error:
                 raise UsageError(f"--student-code: {error}") from None
             stage, staged = stage_files(private, files, uid)
+        secret, every = options.game_secret or "", options.question is None
+        questions = fresh_questions(questions, options.fresh_trees, secret, files, every)
         # run() decides below, from the first worker's proof, whether a weak wall may do.
         config = options.sandbox(
             staged=staged, stage=stage, hidden=job.hidden_folders(), uid=uid, allow_weak=True

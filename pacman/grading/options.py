@@ -39,6 +39,9 @@ class GradingOptions:
     #: copies and ``other_copies`` are every copy there is.
     lock_answers: bool = False
     other_copies: tuple[str, ...] = ()
+    #: Questions whose tree tests are replaced by trees drawn for each submission from the
+    #: game secret and its files (:mod:`pacman.grading.suitegen`).
+    fresh_trees: tuple[str, ...] = ()
 
     def sandbox(
         self,
@@ -76,7 +79,18 @@ class GradingOptions:
         fields = dict(data)
         fields["limits"] = Limits(**fields.get("limits", {}))
         fields["other_copies"] = tuple(fields.get("other_copies", ()))
+        fields["fresh_trees"] = tuple(fields.get("fresh_trees", ()))
         return cls(**fields)
+
+
+@dataclass(frozen=True)
+class SuiteRequest:
+    """``--generate-suite``: a fresh suite of ``trees`` trees per question of ``kinds``."""
+
+    folder: str
+    kinds: tuple[str, ...]
+    trees: int
+    seed: str
 
 
 @dataclass(frozen=True)
@@ -102,6 +116,7 @@ class GradingJob:
     hidden_visibility: str = "after_published"
     in_bundle: bool = False  # graded by a Gradescope bundle: grades leave the run
     hide: tuple[str, ...] = ()  # more folders the code graded must not see
+    new_suite: SuiteRequest | None = None  # --generate-suite: write a suite, grade nothing
 
     def hidden_folders(self) -> list[str]:
         """Every folder the graded code must not see: the suite (a single test's too), the

@@ -111,6 +111,7 @@ def _grade_staged(task: SubmissionTask) -> dict[str, Any]:
     from pacman.grading.report import format_test, import_report
     from pacman.grading.session import grade
     from pacman.grading.suite import load_suite
+    from pacman.grading.suitegen import fresh_questions
     from pacman.sandbox.ids import allocate_uid
 
     options = task.options
@@ -119,6 +120,8 @@ def _grade_staged(task: SubmissionTask) -> dict[str, Any]:
         os.mkdir(suite_dir, 0o700)
         write_tree(suite_dir, task.suite)
         questions = load_suite(suite_dir, options.question, display_root=private)
+        secret, every = options.game_secret or "", options.question is None
+        questions = fresh_questions(questions, options.fresh_trees, secret, task.files, every)
         uid = allocate_uid()
         stage, staged = stage_files(private, task.files, uid)
         config = options.sandbox(

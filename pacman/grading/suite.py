@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from pacman.grading.kinds import make_test
 from pacman.grading.testcase import TestCase, TestResult, display
-from pacman.grading.testfile import TestFileError, read_test_file
+from pacman.grading.testfile import TestFile, TestFileError, read_test_file
 
 QUESTION_KINDS = ("PassAllTestsQuestion", "PartialCreditQuestion", "NumberPassedQuestion")
 
@@ -23,6 +23,8 @@ class Question:
     kind: str
     max_points: int
     tests: list[tuple[TestCase, str]] = field(default_factory=list)  # (test, solution path)
+    #: Solutions held in memory, by path (trees drawn for one submission have no files).
+    solutions: dict[str, TestFile] = field(default_factory=dict)
 
 
 @dataclass
