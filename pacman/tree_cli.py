@@ -203,7 +203,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "pacman tree") -> int:
 def tree_test_start(path: str) -> tuple[Any, dict[str, str]]:
     """A CS188 ``GraphGameTreeTest`` file's start state and its fields."""
     from pacman.gametree import GameTree
-    from pacman.grading.testfile import read_test_file
+    from pacman.testfile import read_test_file
 
     fields = read_test_file(path)
     kind = fields.get("class", "").strip()

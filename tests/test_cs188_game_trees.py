@@ -12,8 +12,8 @@ import pytest
 
 import agents
 from pacman.gametree import GameTree
-from pacman.grading.testfile import read_test_file
 from pacman.recording import ExpansionLog
+from pacman.testfile import read_test_file
 
 CASES = Path(__file__).resolve().parents[1].parent / "shared" / "berkeley" / "test_cases"
 

@@ -24,7 +24,7 @@ from grading_submissions import (
 from pacman.grading import main
 from pacman.grading.suite import load_suite
 from pacman.grading.suitegen import fresh_questions
-from pacman.grading.testfile import read_test_file
+from pacman.testfile import read_test_file
 
 needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkeley not present")
 LOOKUP = FIXTURES / "lookup_style" / "multiAgents.py"

@@ -22,7 +22,7 @@ from grading_submissions import (
 
 from pacman.grading import main
 from pacman.grading.kind_eval import parse_ghosts
-from pacman.grading.testfile import TestFileError
+from pacman.testfile import TestFileError
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -409,7 +409,7 @@ def test_generate_solutions_reproduces_cs188s(capsys, tmp_path):
         solution.unlink()
     code, out, _ = grader(capsys, "--test-directory", suite, "--generate-solutions")
     assert code == 0 and "Wrote 7 solution files." in out
-    from pacman.grading.testfile import read_test_file
+    from pacman.testfile import read_test_file
 
     for solution in suite.glob("q*/*.solution"):
         mine = read_test_file(solution)
@@ -485,7 +485,7 @@ def test_generate_solutions_reproduces_cs188s_recorded_games(capsys, tmp_path):
         shutil.copy(BERKELEY / question / f"{name}.test", suite / question / f"{name}.test")
     code, out, _ = grader(capsys, "--test-directory", suite, "--generate-solutions")
     assert code == 0 and "Wrote 3 solution files." in out
-    from pacman.grading.testfile import read_test_file
+    from pacman.testfile import read_test_file
 
     for question, name in games.items():
         mine = read_test_file(suite / question / f"{name}.solution")

@@ -10,7 +10,7 @@ from test_grading import CHANCE_STYLE, grade_project_question, last_line
 from agents import ExpectiminimaxAgent
 from pacman.gametree import GameTree
 from pacman.grading import diagnose
-from pacman.grading.testfile import read_test_file
+from pacman.testfile import read_test_file
 
 REPO = Path(__file__).resolve().parents[1]
 Q7 = REPO / "test_cases" / "q7"

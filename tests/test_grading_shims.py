@@ -108,7 +108,7 @@ def test_reference_variants_on_a_small_tree():
 
 
 def test_expectiminimax_mistakes_are_named_on_the_suites_mixed_tree():
-    from pacman.grading.testfile import read_test_file
+    from pacman.testfile import read_test_file
 
     root = Path(__file__).resolve().parents[1]
     tree = GameTree.from_fields(read_test_file(str(root / "test_cases/q7/2-chance-then-min.test")))

@@ -22,10 +22,10 @@ from agents.anytime import AnytimeAgent
 from agents.search_config import MAX, SearchConfig, config_from_test
 from pacman.gametree import GameTree
 from pacman.grading import diagnose, reference
-from pacman.grading.testfile import read_test_file
 from pacman.layout import load_layout, parse_layout
 from pacman.recording import ExpansionLog
 from pacman.state import GameState
+from pacman.testfile import read_test_file
 
 CASES = Path(__file__).resolve().parents[1] / "test_cases"
 

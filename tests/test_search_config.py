@@ -31,9 +31,9 @@ from pacman.errors import AgentError
 from pacman.gametree import GameTree
 from pacman.grading import main as grade
 from pacman.grading.reference import best_actions, root_values
-from pacman.grading.testfile import read_test_file
 from pacman.layout import parse_layout
 from pacman.state import GameState
+from pacman.testfile import read_test_file
 from pacman.view.html import embedded_data
 
 REPO = Path(__file__).resolve().parents[1]

@@ -9,8 +9,8 @@ from typing import Any
 
 from pacman.grading.kind_games import GradedAgent, GradingLink
 from pacman.grading.testcase import Context, TestCase, TestResult, int_field, required
-from pacman.grading.testfile import TestFile, TestFileError
 from pacman.sandbox.config import Limits
+from pacman.testfile import TestFile, TestFileError
 
 
 def parse_ghosts(text: str, where: str) -> list[tuple[str, list[Any], dict[str, Any]]]:

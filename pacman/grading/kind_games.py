@@ -19,10 +19,10 @@ from pacman.grading.testcase import (
     short_name,
     worker_problem,
 )
-from pacman.grading.testfile import TestFile, TestFileError
 from pacman.sandbox.config import Limits, WorkerDied, WorkerTimeout
 from pacman.sandbox.process import WorkerProcess
 from pacman.sandbox.remote import RemoteAgent, RemoteFailure
+from pacman.testfile import TestFile, TestFileError
 
 
 class CountingRandom(random.Random):

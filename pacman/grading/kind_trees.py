@@ -17,8 +17,8 @@ from pacman.grading.testcase import (
     short_name,
     worker_problem,
 )
-from pacman.grading.testfile import TestFile, TestFileError
 from pacman.sandbox.config import WorkerDied, WorkerTimeout
+from pacman.testfile import TestFile, TestFileError
 
 MAX_EXPANSIONS = 2_000_000
 

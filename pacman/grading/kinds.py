@@ -9,7 +9,7 @@ from pacman.grading.kind_eval import EvalAgentTest
 from pacman.grading.kind_games import PacmanGameTreeTest
 from pacman.grading.kind_trees import GraphGameTreeTest
 from pacman.grading.testcase import TestCase, required
-from pacman.grading.testfile import TestFile, TestFileError
+from pacman.testfile import TestFile, TestFileError
 
 TEST_KINDS: dict[str, type[TestCase]] = {
     "GraphGameTreeTest": GraphGameTreeTest,

@@ -77,7 +77,7 @@ def game_solution(test: Any, ctx: Any) -> dict[str, str]:
 
     _result, failure, _, _ = test._play(ctx, None, ask)
     if failure is not None:
-        from pacman.grading.testfile import TestFileError
+        from pacman.testfile import TestFileError
 
         raise TestFileError(f"{test.path}: cannot generate a solution: {failure}")
     return {

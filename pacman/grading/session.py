@@ -18,11 +18,11 @@ from typing import Any
 
 from pacman.grading.suite import Question, QuestionResult, score_question
 from pacman.grading.testcase import Budget, Context, TestCase, TestResult, display, worker_problem
-from pacman.grading.testfile import TestFile, TestFileError, read_test_file
 from pacman.sandbox.config import Limits, SandboxConfig, SandboxError, WorkerDied, WorkerTimeout
 from pacman.sandbox.pool import WorkerPool
 from pacman.sandbox.process import WorkerProcess
 from pacman.seeding import new_secret
+from pacman.testfile import TestFile, TestFileError, read_test_file
 
 
 @dataclass
@@ -211,7 +211,7 @@ def generate_solutions(
     questions: list[Question], config: SandboxConfig, log: Callable[[str], None]
 ) -> int:
     """Write each test's .solution from the code under test; returns how many were written."""
-    from pacman.grading.testfile import write_test_file
+    from pacman.testfile import write_test_file
 
     pool = WorkerPool(config)
     ctx = Context(pool, config.limits)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from pacman.grading.kinds import make_test
 from pacman.grading.testcase import TestCase, TestResult, display
-from pacman.grading.testfile import TestFile, TestFileError, read_test_file
+from pacman.testfile import TestFile, TestFileError, read_test_file
 
 QUESTION_KINDS = ("PassAllTestsQuestion", "PartialCreditQuestion", "NumberPassedQuestion")
 

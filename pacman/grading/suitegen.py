@@ -20,7 +20,7 @@ from pacman.grading import diagnose
 from pacman.grading.options import SuiteRequest
 from pacman.grading.suite import Question
 from pacman.grading.testcase import TestCase
-from pacman.grading.testfile import format_test_file
+from pacman.testfile import format_test_file
 from pacman.treegen import DrawnTree, TreeSpec, draw_tree
 
 
@@ -188,8 +188,8 @@ def fresh_questions(
     others. A name that is not a loaded question of tree tests is refused (``every``: all
     the suite's questions are loaded, so an unknown name is a mistake too)."""
     from pacman.grading.kinds import make_test
-    from pacman.grading.testfile import parse_test_text
     from pacman.seeding import mixed_secret
+    from pacman.testfile import parse_test_text
 
     loaded = {q.name for q in questions}
     for name in names:

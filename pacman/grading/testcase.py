@@ -12,9 +12,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from pacman.grading.testfile import TestFile, TestFileError
 from pacman.sandbox.config import Limits, WorkerDied, WorkerTimeout, seconds
 from pacman.sandbox.pool import WorkerPool
+from pacman.testfile import TestFile, TestFileError
 
 MAX_NAME = 200
 

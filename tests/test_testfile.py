@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pacman.errors import PacmanError
-from pacman.grading.testfile import (
+from pacman.testfile import (
     TestFileError,
     format_test_file,
     parse_test_text,
