@@ -65,6 +65,9 @@ from pacman.sandbox.mounts import (
 )
 from pacman.sandbox.policy import describe_shortfalls, shortfalls
 
+#: Seconds between readings of the kernel's OOM-kill count while a worker keeps answering.
+OOM_MARK_EVERY = 0.05
+
 _BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.sandbox.inside import main; main(sys.argv[1:3])"
 
 
@@ -93,9 +96,9 @@ class WorkerProcess:
         self.last_cpu = 0.0  # CPU seconds the last request used
         self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
         self._disk_looked_at = 0.0  # when the scratch folder was last measured
-        self._oom_mark = (
-            procfs.oom_kills()
-        )  # the kernel's count of OOM kills when it was last alive
+        # The kernel's count of OOM kills when it was last seen alive, and when that was.
+        self._oom_mark = procfs.oom_kills()
+        self._oom_marked_at = time.monotonic()
         self._busy = False  # a request is under way (the idle watcher stands aside)
         self._closed = threading.Event()
         self._next_id = 0
@@ -450,7 +453,12 @@ class WorkerProcess:
         except protocol.Timeout:
             self.kill()
             raise WorkerDied(self.dead or "") from None
-        self._oom_mark = procfs.oom_kills()  # it was alive here: a kill from now on may be its
+        answered = time.monotonic()
+        if answered - self._oom_marked_at >= OOM_MARK_EVERY:
+            # It was alive here: a kill from now on may be its. (Reading /proc/vmstat costs
+            # 30 us, so a game's thousands of quick replies read it a few times a second.)
+            self._oom_mark = procfs.oom_kills()
+            self._oom_marked_at = answered
         if cpu_start is not None:
             self._cpu_mark = self.cpu_seconds()
             self.last_cpu = max(0.0, (self._cpu_mark or cpu_start) - cpu_start)
