@@ -7,6 +7,7 @@ import os
 import pytest
 
 from agents.keyboard import KeyboardAgent
+from pacman import controls
 from pacman.errors import AgentError
 from pacman.layout import parse_layout
 from pacman.state import GameState
@@ -112,3 +113,24 @@ def test_keys_pressed_in_the_real_window_steer_pacman(state):
         assert result.actions == [(0, "West"), (0, "West"), (0, "Stop")]
     finally:
         window.close()
+
+
+def test_direction_keys_a_tap_wins_over_a_held_key_then_the_held_key_resumes():
+    keys = controls.DirectionKeys()
+    keys.press("North")  # held
+    keys.press("West")  # held too, pressed last
+    keys.release("West")  # a tap: released before the turn
+    assert keys.take() == "West"
+    assert keys.take() == "North"  # still held
+    keys.release("North")
+    assert keys.take() is None
+    keys.press("East")
+    keys.release_all()  # the window lost focus: no key stays held
+    assert [keys.take(), keys.take()] == ["East", None]
+
+
+def test_speed_keys_halve_and_double_the_frame_time_within_bounds():
+    assert controls.faster(0.1) == 0.05
+    assert controls.faster(0.015) == 0.0  # below the fastest frame: no animation
+    assert controls.slower(0.0) == controls.FASTEST_FRAME
+    assert controls.slower(1.5) == controls.SLOWEST_FRAME

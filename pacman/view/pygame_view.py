@@ -52,9 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PygameDisplay"]
 
-_FASTEST = 0.01  # a frame time below this becomes 0 (no animation)
-_SLOWEST = 2.0
-
 
 #: Platforms whose windows need an X11 or Wayland server (not macOS, where DISPLAY means XQuartz).
 _X11_PLATFORM = sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd"))
@@ -174,8 +171,7 @@ class PygameDisplay:
         self._closed = False
         self._notice = ""
         self._notice_until = 0.0
-        self._held: list[str] = []  # direction keys held down, oldest first
-        self._pressed: list[str] = []  # direction keys pressed since take_direction()
+        self._directions = controls.DirectionKeys()
         self._keymap = _direction_keys(self._pygame)
         controls.take_keys_from(self)
 
@@ -217,11 +213,7 @@ class PygameDisplay:
     def take_direction(self) -> str | None:
         """The direction key pressed last since the previous call, else the one held last."""
         self.pump()
-        if self._pressed:
-            direction = self._pressed[-1]
-            self._pressed.clear()
-            return direction
-        return self._held[-1] if self._held else None
+        return self._directions.take()
 
     def idle(self, notice: str = "") -> None:
         """Handle events and redraw once, waiting for the next 60 fps tick (for waiting agents)."""
@@ -249,11 +241,9 @@ class PygameDisplay:
             elif event.type == pygame.MOUSEBUTTONDOWN and self._waiting:
                 self._answered = True
             elif event.type == pygame.KEYUP:
-                direction = self._keymap.get(event.key)
-                if direction in self._held:
-                    self._held.remove(direction)
+                self._directions.release(self._keymap.get(event.key))
             elif event.type in (pygame.WINDOWFOCUSLOST, pygame.WINDOWLEAVE):
-                self._held.clear()  # a key released in another window never sends KEYUP here
+                self._directions.release_all()  # a key released in another window never sends KEYUP here
 
     def _key_down(self, key: int) -> None:
         pygame = self._pygame
@@ -270,20 +260,17 @@ class PygameDisplay:
                 self._tell("values shown" if self.show_values else "values hidden")
             self._redraw()
         elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
-            self.frame_time = 0.0 if self.frame_time / 2 < _FASTEST else self.frame_time / 2
+            self.frame_time = controls.faster(self.frame_time)
             self._tell(f"frame time {self.frame_time:g} s")
         elif key in (pygame.K_MINUS, pygame.K_KP_MINUS, pygame.K_UNDERSCORE):
-            self.frame_time = min(_SLOWEST, max(_FASTEST, self.frame_time * 2))
+            self.frame_time = controls.slower(self.frame_time)
             self._tell(f"frame time {self.frame_time:g} s")
         if key == pygame.K_RIGHT and self._paused:
             self._step = True
             return  # a step, not a turn: the keyboard agent must not see this key
         direction = self._keymap.get(key)
         if direction is not None:
-            if direction in self._held:
-                self._held.remove(direction)
-            self._held.append(direction)
-            self._pressed.append(direction)
+            self._directions.press(direction)
 
     def _tell(self, notice: str, seconds: float = 1.5) -> None:
         self._notice, self._notice_until = notice, time.monotonic() + seconds

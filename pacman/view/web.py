@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 
 __all__ = ["WebDisplay", "can_open_browser", "open_browser"]
 
-_FASTEST, _SLOWEST = 0.01, 2.0  # frame times, as the window's + and - keys bound them
 #: How long a page may be gone (a reload) before the terminal is told the game waits for it.
 _GRACE = 2.0
 _DIRECTIONS = {"West", "East", "North", "South", "Stop"}
@@ -80,8 +79,7 @@ class WebDisplay:
         self._paused = False
         self._step = False
         self._notice = ""
-        self._held: list[str] = []
-        self._pressed: list[str] = []
+        self._directions = controls.DirectionKeys()
         self._closed = False
         self._gone_since: float | None = None
         self._told_gone = False
@@ -116,11 +114,7 @@ class WebDisplay:
     def take_direction(self) -> str | None:
         """The direction pressed last since the previous call, else the one held last."""
         self.pump()
-        if self._pressed:
-            direction = self._pressed[-1]
-            self._pressed.clear()
-            return direction
-        return self._held[-1] if self._held else None
+        return self._directions.take()
 
     def idle(self, notice: str = "") -> None:
         """Handle the pages' keys and wait a sixtieth of a second (for waiting agents)."""
@@ -149,18 +143,14 @@ class WebDisplay:
         elif key == "step" and self._paused:
             self._step = True
         elif key in ("faster", "slower"):  # as the window's + and - keys
-            wanted = self.frame_time / 2 if key == "faster" else max(_FASTEST, self.frame_time * 2)
-            self.frame_time = 0.0 if wanted < _FASTEST else min(_SLOWEST, wanted)
+            change = controls.faster if key == "faster" else controls.slower
+            self.frame_time = change(self.frame_time)
             self._notice = f"frame time {self.frame_time:g} s"
         elif key.startswith("down:") and key[5:] in _DIRECTIONS:
-            direction = key[5:]
-            if direction in self._held:
-                self._held.remove(direction)
-            self._held.append(direction)
-            self._pressed.append(direction)
+            self._directions.press(key[5:])
             return
-        elif key.startswith("up:") and key[3:] in self._held:
-            self._held.remove(key[3:])
+        elif key.startswith("up:"):
+            self._directions.release(key[3:])
             return
         else:
             return
