@@ -16,6 +16,7 @@ gym = pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
+from same_values import assert_same  # noqa: E402
 
 from pacman.envs import BATCHED_ID  # noqa: E402
 from pacman.envs.batched.gymenv import PacmanBatchedEnv, PacmanBatchedVectorEnv  # noqa: E402
@@ -25,28 +26,6 @@ from pacman.errors import IllegalActionError, LayoutError, PacmanError  # noqa: 
 from pacman.ghosts import DirectionalGhost, RandomGhost  # noqa: E402
 
 GHOSTS = {"random": RandomGhost, "directional": DirectionalGhost}
-
-
-def assert_same(a, b, where: str) -> None:
-    """Equal values of equal types and dtypes, dicts and object arrays included."""
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for key in a:
-            assert_same(a[key], b[key], f"{where}.{key}")
-    elif isinstance(a, tuple):
-        assert isinstance(b, tuple) and len(a) == len(b), where
-        for number, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same(x, y, f"{where}[{number}]")
-    elif isinstance(a, np.ndarray) and a.dtype == object:
-        assert b.dtype == object and len(a) == len(b), where
-        for x, y in zip(a, b, strict=True):
-            assert (x is None) == (y is None), where
-            if x is not None:
-                assert_same(x, y, where)
-    else:
-        a, b = np.asarray(a), np.asarray(b)
-        assert (a.dtype, a.shape) == (b.dtype, b.shape), where
-        assert np.array_equal(a, b), where
 
 
 def object_env(count: int, seed: int, ghost: str, **kwargs) -> PacmanVectorEnv:

@@ -15,23 +15,11 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from pettingzoo.test import parallel_api_test, parallel_seed_test
 
+from same_values import assert_same  # noqa: E402
+
 from pacman.envs.batched.zoo import PacmanBatchedParallelEnv  # noqa: E402
 from pacman.envs.parallel import PacmanParallelEnv  # noqa: E402
 from pacman.errors import IllegalActionError, PacmanError  # noqa: E402
-
-
-def assert_same(a, b, where: str) -> None:
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for key in a:
-            assert_same(a[key], b[key], f"{where}.{key}")
-    elif isinstance(a, tuple):
-        assert isinstance(b, tuple) and len(a) == len(b), where
-        for x, y in zip(a, b, strict=True):
-            assert_same(x, y, where)
-    else:
-        assert type(a) is type(b), (where, type(a), type(b))
-        assert np.array_equal(a, b), where
 
 
 @pytest.mark.parametrize("layout", ["smallClassic", "trickyClassic", "random:12x9"])
