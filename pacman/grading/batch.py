@@ -5,7 +5,7 @@ Each submission travels as a :class:`~pacman.grading.submission.SubmissionTask`
 and its own student workers, in a grading process of a local pool or on a Dask
 worker (:mod:`pacman.execution`, the path game batches take too); the other
 submissions and the suite are never in its view. Each graded submission adds a
-row to the CSV and JSON summaries at once and moves the progress bar; an
+row to the CSV and JSON summaries at once and moves the progress bar (on a terminal); an
 interruption keeps every graded submission.
 
 This module sits below the command line (:mod:`pacman.grading.autograder`) and never imports it.
@@ -144,7 +144,8 @@ def run_batch(
     stopped: Interrupted | None = None
     with interruption_handled(), temporary_root("pacman-batch-"):
         grades = GradesFiles(summary_prefix, [name for name, _ in questions])
-        bar = progress_bar(len(tasks), "submission", shown=True)
+        # On a terminal only: a log (CI, Gradescope, a file) would keep every redraw of the bar.
+        bar = progress_bar(len(tasks), "submission", shown=sys.stderr.isatty())
         try:
             with TaskRun(grade_on_worker, tasks, jobs=jobs, scheduler=scheduler) as run:
                 for _, record in run:
