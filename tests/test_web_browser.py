@@ -6,6 +6,7 @@ Skipped where either is missing (CI installs neither). Screenshots of the live p
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -204,3 +205,28 @@ def test_a_tree_opens_with_its_chosen_line_in_view_and_its_values_inside_their_n
         page.close()
     assert found["outside"] == [] and found["nodes"] > 20
     assert found["line"] >= 2 and found["hidden"] == []
+
+
+def test_an_html_replay_opens_on_its_first_move_and_scrubs_to_the_game_s_end(browser, tmp_path):
+    from pacman.cli import main
+
+    page_file, results = tmp_path / "game.html", tmp_path / "game.jsonl"
+    assert main(["-p", "examples/marking_agent.py:MarkingAgent", "-a", "depth=2", "-l",
+                 "smallClassic", "-q", "--seed", "7", "--values", "--html", str(page_file),
+                 "--json", str(results)]) == 0  # fmt: skip
+    game = json.loads(results.read_text())
+    page = browser.new_page(viewport={"width": 700, "height": 420})
+    try:
+        page.goto(page_file.as_uri())
+        page.wait_for_function("window.board && board.last() > 0")
+        first = page.inner_text("#pos")
+        for _ in range(40):
+            page.keyboard.press("ArrowRight")
+        at_40 = page.inner_text("#pos")
+        page.screenshot(path=shots(tmp_path) / "replay-smallClassic.png")
+        last, final_score = page.evaluate("[board.last(), board.frames()[board.last()].s]")
+    finally:
+        page.close()
+    assert (last, final_score) == (game["moves"], game["score"])
+    assert first.startswith(f"move 0 of {game['moves']}")
+    assert at_40.startswith(f"move 40 of {game['moves']}")
