@@ -18,6 +18,7 @@ with a reason elsewhere.
 
 from __future__ import annotations
 
+import compileall
 import csv
 import hashlib
 import json
@@ -177,6 +178,10 @@ def _project_copy(arena: Path) -> Path:
     fixture = project / "tests" / "fixtures" / "grading" / "cs188_style"
     fixture.mkdir(parents=True)
     shutil.copy(HONEST, fixture / "multiAgents.py")
+    # Compiled now, as an installation is: otherwise the grader's own imports (bytecode writing
+    # on, as Python's default is) fill __pycache__ during the run, which the check after the
+    # run would take for an attack; compiled, a rewritten .pyc is caught as any file is.
+    compileall.compile_dir(project, quiet=1)
     return project
 
 
