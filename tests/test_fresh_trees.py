@@ -22,9 +22,10 @@ from grading_submissions import (
 )
 
 from pacman.grading import main
+from pacman.grading.report import test_listing
 from pacman.grading.suite import load_suite
 from pacman.grading.suitegen import fresh_questions
-from pacman.testfile import read_test_file
+from pacman.testfile import parse_test_text, read_test_file
 
 needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkeley not present")
 LOOKUP = FIXTURES / "lookup_style" / "multiAgents.py"
@@ -67,6 +68,18 @@ def test_two_submissions_get_different_trees_and_a_regrade_the_same(tmp_path):
     assert {name: mine[name] for name in mine if "/fresh-" not in name} == {
         name: fields for name, fields in kept.items() if fields["class"] != "GraphGameTreeTest"
     }
+
+
+def test_print_tests_lists_each_fresh_tree_as_drawn(tmp_path):
+    questions = load_suite(str(make_mini(tmp_path)))
+    files = {"multiAgents.py": (FIXTURES / "cs188_style" / "multiAgents.py").read_bytes()}
+    fresh = [t for q in fresh_questions(questions, ("q2",), "s", files) for t, _ in q.tests]
+    fresh = [test for test in fresh if "/fresh-" in test.display_path]
+    assert fresh
+    for test in fresh:  # -p prints what is graded, though no file holds it
+        listing = test_listing(test)
+        assert listing[0] == f"*** Test {test.display_path}:"
+        assert parse_test_text("\n".join(line[8:] for line in listing[1:])) == test.test
 
 
 def _batch(capsys, tmp_path: Path, submissions: Path, suite: Path, *flags: str) -> dict:

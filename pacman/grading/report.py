@@ -50,11 +50,13 @@ def format_test(result: Any, mute: bool) -> list[str]:
 
 def test_listing(test: Any) -> list[str]:
     """``-p``: the test file as written, each line behind the report's prefix."""
-    try:
-        with open(test.path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError:
-        text = ""
+    text = test.text
+    if text is None:
+        try:
+            with open(test.path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError:
+            text = ""
     return [f"*** Test {test.display_path}:", *(PREFIX + line for line in text.splitlines())]
 
 

@@ -219,6 +219,7 @@ def fresh_questions(
                 case = make_test(
                     path, parse_test_text(text, path), os.path.join(shown, f"{name}.test")
                 )
+                case.text = text
                 fresh.tests.append((case, f"{path[: -len('.test')]}.solution"))
                 fresh.solutions[fresh.tests[-1][1]] = parse_test_text(solution, path)
         fresh.tests += [(t, p) for t, p in question.tests if t.kind != "GraphGameTreeTest"]

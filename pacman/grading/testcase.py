@@ -157,6 +157,8 @@ class TestCase:
     kind = "TestCase"
     #: Whether a missing .solution file is an error (EvalAgentTest needs none).
     needs_solution = True
+    #: The test's text where no file holds it (a tree drawn for one submission), for ``-p``.
+    text: str | None = None
 
     def __init__(self, path: str, test: TestFile, display_path: str) -> None:
         self.path = path
