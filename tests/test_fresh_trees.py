@@ -22,7 +22,7 @@ from grading_submissions import (
 )
 
 from pacman.grading import main
-from pacman.grading.report import test_listing
+from pacman.grading.report import test_listing as printed_listing
 from pacman.grading.suite import load_suite
 from pacman.grading.suitegen import fresh_questions
 from pacman.testfile import parse_test_text, read_test_file
@@ -77,7 +77,7 @@ def test_print_tests_lists_each_fresh_tree_as_drawn(tmp_path):
     fresh = [test for test in fresh if "/fresh-" in test.display_path]
     assert fresh
     for test in fresh:  # -p prints what is graded, though no file holds it
-        listing = test_listing(test)
+        listing = printed_listing(test)
         assert listing[0] == f"*** Test {test.display_path}:"
         assert parse_test_text("\n".join(line[8:] for line in listing[1:])) == test.test
 
