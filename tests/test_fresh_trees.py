@@ -130,7 +130,10 @@ def test_a_fresh_tree_gets_its_diagnosis_and_its_html_page(capsys, tmp_path):
     ("flags", "line"),
     [
         (["--fresh-trees", "q2"], "--fresh-trees needs --game-secret (a regrade draws the same"),
-        (["--fresh-trees", "q9", "--game-secret", "s"], "--fresh-trees q9: no such question"),
+        (
+            ["--fresh-trees", "q9", "--game-secret", "s"],
+            "--fresh-trees q9: no such question (q1 q2 q3 q4 q5 q6 q7)",
+        ),
         (["--fresh-trees", "q1", "--game-secret", "s"], "--fresh-trees q1: fresh trees replace"),
         (["--fresh-trees", "q2", "-t", "x"], "--fresh-trees grades whole questions: leave out -t"),
     ],

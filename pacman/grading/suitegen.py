@@ -194,7 +194,8 @@ def fresh_questions(
     loaded = {q.name for q in questions}
     for name in names:
         if name not in loaded and every:
-            raise UsageError(f"--fresh-trees {name}: no such question ({' '.join(loaded)})")
+            known = " ".join(sorted(loaded))
+            raise UsageError(f"--fresh-trees {name}: no such question ({known})")
     parts = (name.encode() + b"\0" + data for name, data in sorted(files.items()))
     identity = mixed_secret(secret, b"pacman-fresh-trees", *parts)
     replaced = []
