@@ -381,6 +381,30 @@ def test_single_test_print_tests_and_gradescope_file(capsys, tmp_path, monkeypat
     )
 
 
+def test_cs188_s_edx_output_graphics_and_test_classes_flags(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    folder = submission_folder("broken_ab_equality", tmp_path)
+    suite = str(Path(__file__).parents[1] / "test_cases")
+    code, out, err = grader(
+        capsys, "--test-directory", suite, "--code-directory", folder, "-q", "q3", "--mute",
+        "--edx-output", "--graphics", "--test-case-code", "multiagentTestClasses.py",
+    )  # fmt: skip
+    assert code == 0 and "Total: 0/5" in out
+    assert err == (
+        "autograder: --graphics: graded games play in sandboxed workers, without a window; "
+        "watch an agent with: pacman -p ReflexAgent -l testClassic\n"
+    )
+    assert (tmp_path / "edx_grade").read_text() == "0"
+    page = (tmp_path / "edx_response.html").read_text()
+    assert '<h3>Total score (0 / 5) <span class="incorrect"/></h3>' in page
+    assert '<div class="shortform">Question q3 (0/5) <span class="incorrect"/></div>' in page
+    assert "*** FAIL: " in page and page.count('<div class="test">') == 1
+    code, out, err = grader(capsys, "--test-case-code", "myTestClasses.py")
+    assert (code, out) == (2, "") and err.startswith(
+        "autograder: --test-case-code myTestClasses.py: the test classes are built in"
+    )
+
+
 def test_user_mistakes_are_one_line_and_exit_2(capsys, tmp_path):
     code, _out, err = grader(capsys, "--no-such-flag")
     assert code == 2 and err.count("\n") == 1 and err.startswith("autograder: ")

@@ -215,7 +215,7 @@ def test_where_answers_cannot_be_hidden_batches_are_refused_unless_told(tmp_path
 
 @needs_berkeley
 def test_every_way_grades_leave_a_weak_grader_is_refused_unless_told(tmp_path, capsys, monkeypatch):
-    """--results and --gradescope-output are refused as --submissions is; a local run for a
+    """--results, --gradescope-output and --edx-output are refused as --submissions is; a local run for a
     student's own eyes is graded, with the warning in the report's first line."""
     monkeypatch.chdir(tmp_path)
     suite = make_mini(tmp_path, {"q2": SMALL["q2"]})
@@ -226,12 +226,14 @@ def test_every_way_grades_leave_a_weak_grader_is_refused_unless_told(tmp_path, c
     for leaving, flag in (
         (["--results", str(results)], "--results"),
         (["--gradescope-output"], "--gradescope-output"),
+        (["--edx-output"], "--edx-output"),
     ):
         assert main([*weak, *leaving]) == 2
         captured = capsys.readouterr()
         assert captured.out == "" and captured.err.count("\n") == 1
         assert captured.err.startswith(f"autograder: refusing to grade with {flag}: ")
         assert not results.exists() and not (tmp_path / "gradescope_response.json").exists()
+        assert not (tmp_path / "edx_grade").exists()
     assert main(weak) == 0
     out = capsys.readouterr().out
     assert out.startswith("WARNING: student code could ") and "Total: 5/5" in out

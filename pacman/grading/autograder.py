@@ -23,6 +23,13 @@ from pacman.grading.options import GradingJob, GradingOptions, SuiteRequest
 from pacman.sandbox.config import ISOLATION_MODES, Limits
 from pacman.seeding import new_secret, read_secret
 
+#: CS188's test classes, which every suite's ``class:`` lines name and which are built in here.
+TEST_CLASSES = "multiagentTestClasses.py"
+WITHOUT_WINDOW = (
+    "autograder: --graphics: graded games play in sandboxed workers, without a window; "
+    "watch an agent with: pacman -p ReflexAgent -l testClassic"
+)
+
 
 def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
     parser = CommandParser(
@@ -67,6 +74,20 @@ def _what_to_grade(add: Any) -> None:
         help="no graphics (always the case)",
     )
     add(
+        "--graphics",
+        dest="graphics",
+        action="store_true",
+        help="CS188's: show graded games in a window; here they play in sandboxed workers "
+        "without one, and a line says how to watch them",
+    )
+    add(
+        "--test-case-code",
+        dest="test_case_code",
+        default=None,
+        metavar="FILE",
+        help="CS188's multiagentTestClasses.py: its test classes are built in here",
+    )
+    add(
         "--game-secret",
         dest="game_secret",
         default=None,
@@ -102,6 +123,12 @@ def _what_to_write(add: Any) -> None:
         dest="gradescope",
         action="store_true",
         help="write gradescope_response.json",
+    )
+    add(
+        "--edx-output",
+        dest="edx",
+        action="store_true",
+        help="write edx_response.html (each question's result) and edx_grade (the total)",
     )
     add("--results", dest="results", default=None, help="write the JSON results to this file")
     add(
@@ -279,6 +306,8 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
         generate_solutions=args.generate_solutions,
         results=args.results,
         gradescope_output=args.gradescope,
+        edx_output=args.edx,
+        graphics_asked=args.graphics,
         html_report=args.html_report,
         submissions=os.path.abspath(args.submissions) if batch else None,
         summary=args.summary or "grades",
@@ -327,6 +356,11 @@ def _check_combinations(args: argparse.Namespace) -> None:
     """Flags that cannot go together, or not alone, fail before anything runs."""
     if args.question and args.run_test:
         raise UsageError("autograder: give -q or -t, not both")
+    if args.test_case_code and os.path.basename(args.test_case_code) != TEST_CLASSES:
+        raise UsageError(
+            f"--test-case-code {args.test_case_code}: the test classes are built in (CS188's "
+            f"{TEST_CLASSES}, whose test kinds every suite here uses); other classes cannot be loaded"
+        )
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j/--jobs {args.jobs}: must be at least 1")
     if args.scheduler is not None and not args.submissions:
@@ -443,6 +477,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
 
     try:
         job, options = parse(sys.argv[1:] if argv is None else argv, prog)
+        if job.graphics_asked:
+            print(WITHOUT_WINDOW, file=sys.stderr)
         return run(job, options, sys.stdout)
     except PacmanError as error:
         print(

@@ -21,6 +21,7 @@ from pacman.grading.report import (
     results_json,
     summary_block,
     test_listing,
+    write_edx,
     write_json,
 )
 from pacman.grading.session import RunResult, generate_solutions, grade
@@ -81,6 +82,8 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
         data["output"] = f"{warning}\n{data['output']}"
     if job.gradescope_output:
         write_json("gradescope_response.json", data)
+    if job.edx_output:
+        write_edx(data)
     if job.results:
         write_json(job.results, data)
     return 0

@@ -105,6 +105,8 @@ class GradingJob:
     generate_solutions: bool = False
     results: str | None = None  # --results FILE
     gradescope_output: bool = False  # --gradescope-output: gradescope_response.json
+    edx_output: bool = False  # --edx-output: edx_response.html and edx_grade
+    graphics_asked: bool = False  # CS188's --graphics, answered with one line
     html_report: str | None = None  # a folder of HTML pages for failed tree tests
     submissions: str | None = None  # a batch: every subfolder of this folder
     summary: str = "grades"  # the batch's CSV/JSON prefix
@@ -136,6 +138,7 @@ class GradingJob:
             ("--submissions", self.submissions),
             ("--results", self.results),
             ("--gradescope-output", self.gradescope_output),
+            ("--edx-output", self.edx_output),
         ):
             if given:
                 return way

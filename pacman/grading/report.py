@@ -133,6 +133,35 @@ def protection_summary(run: RunResult) -> str:
     return ", ".join(parts)
 
 
+def write_edx(data: dict[str, Any], folder: str = ".") -> None:
+    """CS188's ``--edx-output`` from the results: ``edx_response.html``, a section a question
+    (its points, correct or not, and its report), and ``edx_grade``, the total points."""
+    from html import escape
+
+    from pacman.outputs import write_atomically
+
+    def mark(score: float, most: float) -> str:
+        return '<span class="correct"/>' if score >= most else '<span class="incorrect"/>'
+
+    parts = [
+        "<div>",
+        f"  <h3>Total score ({data['score']:g} / {data['max_score']:g}) "
+        f"{mark(data['score'], data['max_score'])}</h3>",
+    ]
+    for test in data["tests"]:
+        parts += [
+            '  <div class="test"><section>',
+            f'    <div class="shortform">{escape(test["name"])} '
+            f"({test['score']:g}/{test['max_score']:g}) {mark(test['score'], test['max_score'])}"
+            "</div>",
+            f'    <div class="longform"><pre>{escape(test["output"])}</pre></div>',
+            "  </section></div>",
+        ]
+    parts.append("</div>")
+    write_atomically(os.path.join(folder, "edx_response.html"), "\n".join(parts) + "\n")
+    write_atomically(os.path.join(folder, "edx_grade"), f"{data['score']:g}")
+
+
 def write_json(path: str, data: Any) -> None:
     """``data`` as indented JSON, written whole or not at all, with the user's umask."""
     from pacman.outputs import write_atomically
