@@ -150,15 +150,34 @@ def _connect():
     _socket.create_connection(("127.0.0.1", @PORT@), timeout=2).close()
 
 
+def _append(path, text):
+    with open(path, "r+") as handle:  # no O_CREAT: a file that exists and is writable
+        handle.seek(0, 2)
+        handle.write(text)
+
+
 def _import_agents():
     _sys.modules.pop("agents", None)
     from agents import MinimaxAgent  # noqa: F401
 
 
+def _leave_files():
+    # In the folders anyone may write in: files that would outlive the worker and fill the
+    # disk or memory everyone shares (the test looks for them on the machine afterwards).
+    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+        try:
+            with open(_os.path.join(folder, "@DEVNAME@-left"), "wb") as handle:
+                handle.write(b"x" * 65536)
+        except OSError:
+            pass
+    with open("@SHARED@/left-by-a-submission", "wb") as handle:
+        handle.write(b"x" * 65536)
+
+
 attack("read-solution", lambda: open("@SUITE@/q2/0-small-tree.solution").read())
 attack("list-suite", lambda: _os.listdir("@SUITE@/q2") or None)
-attack("write-suite", lambda: open("@SUITE@/q2/CONFIG", "a").write("# changed\n"))
-attack("write-canary", lambda: open("@CANARY@", "w").write("overwritten"))
+attack("write-suite", lambda: _append("@SUITE@/q2/CONFIG", "# changed\n"))
+attack("write-canary", lambda: open("@CANARY@", "r+").write("overwritten"))  # no O_CREAT
 attack("write-project", lambda: open(_os.path.join(_os.path.dirname(__import__("pacman").__file__), "state.py"), "a").close())
 attack("core-pattern", _write_back_core_pattern)
 attack("create-in-dev", lambda: open("/dev/@DEVNAME@", "w").close())
@@ -169,6 +188,8 @@ attack("read-others", _read_others)
 attack("read-grader-memory", _read_parent_memory)
 attack("connect-loopback", _connect)
 attack("import-reference-agents", _import_agents)
+attack("leave-files", _leave_files)
+attack("leave-folder", lambda: _os.mkdir("@SHARED@/made-by-a-submission"))
 print("\x1b[2J\x1b[HTotal: 25/25")
 """
 

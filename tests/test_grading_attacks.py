@@ -223,6 +223,9 @@ def test_every_attack_in_every_setting(arena, name):
     canary = arena / "canary.txt"
     canary.write_text("original")
     canary.chmod(0o666)
+    shared = arena / "shared"  # as /tmp is: anyone may make files in it
+    shared.mkdir()
+    shared.chmod(0o1777)
     devname = f"pacman-attack-{os.getpid()}-{name}"
     forged = arena / "forged-results"
     staging = arena / "tmp"  # the grader's TMPDIR: stages and scratch folders live here
@@ -247,6 +250,7 @@ def test_every_attack_in_every_setting(arena, name):
         "stages": str(staging),
         "project": str(project),
         "oldcourse": str(old_course),
+        "shared": str(shared),
     }
     attacks = (
         "attack_everything",
@@ -327,10 +331,15 @@ def test_every_attack_in_every_setting(arena, name):
     # Each stop names its limit: the thread cap is not a timeout.
     assert "was stopped: it started more than 64 threads (the cap on threads" in q3_report
     assert "timed out" not in q3_report.split("started more than 64 threads")[0][-200:]
-    # A scratch folder over its file count: refused by the worker's own tmpfs (namespaces),
-    # or the worker is stopped and the submission does not import (counted from outside).
+    # A scratch folder over its file count: refused by the worker's own tmpfs (namespaces)
+    # or where no file may be made at all (process isolation without Landlock), else the
+    # worker is stopped and the submission does not import (counted from outside).
     scratch_report = records["attack_scratch"]["import_report"]
-    if records["attack_scratch"]["isolation"] == "namespaces":
+    scratch_protections = records["attack_scratch"]["protections"]
+    if scratch_protections["new_files_blocked"]:
+        assert grades["attack_scratch"] == ("5", "5", "5"), scratch_report
+        assert "ATTACK scratch-tree: blocked (PermissionError)" in scratch_report, scratch_report
+    elif scratch_protections["isolation"] == "namespaces":
         assert grades["attack_scratch"] == ("5", "5", "5"), scratch_report
         assert "ATTACK scratch-tree: blocked (OSError)" in scratch_report, scratch_report
     else:
@@ -351,7 +360,7 @@ def test_every_attack_in_every_setting(arena, name):
 
     printed = records["attack_everything"]["import_report"]
     outcomes = _outcomes(printed)
-    assert len(outcomes) == 14, printed
+    assert len(outcomes) == 16, printed
     through = {n for n, outcome in outcomes.items() if outcome == "SUCCEEDED"}
     if weak:
         # Another submission's copy can be read only while it is being graded: timing decides.
@@ -399,6 +408,10 @@ def test_every_attack_in_every_setting(arena, name):
     assert protections["seccomp"] is True and protections["no_new_privs"] is True
     assert protections["no_capabilities"] is not weak
     assert protections["grader_unreachable"] is True
+    assert protections["writes_contained"] is True
+    # Seccomp refuses new files exactly where neither namespaces nor Landlock confine writes.
+    expected_blocked = protections["isolation"] == "process" and protections["landlock"] == 0
+    assert protections["new_files_blocked"] is expected_blocked
     if weak:
         assert "read the test answers" in records["attack_everything"]["warning"]
         assert done.stdout.startswith("WARNING: student code could ")
@@ -423,6 +436,10 @@ def test_every_attack_in_every_setting(arena, name):
         assert _digest(suite) == watched["suite"]
     assert _digest(project) == watched["project"]
     assert not os.path.exists(f"/dev/{devname}")
+    # Nothing left where anyone may write: the submissions' writes stayed in their scratch.
+    assert list(shared.iterdir()) == []
+    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+        assert not os.path.lexists(os.path.join(folder, f"{devname}-left")), folder
     with open("/proc/sys/kernel/core_pattern") as handle:
         assert handle.read() == core_pattern
     with pytest.raises(BlockingIOError):

@@ -171,3 +171,25 @@ def test_shortfalls_name_each_missing_protection_in_order():
     assert describe_shortfalls(["answers_hidden", "grader_unreachable"]) == (
         "student code could read the test answers and signal the grader"
     )
+
+
+def test_writes_are_contained_only_where_no_file_can_be_made_in_an_open_folder(tmp_path):
+    from pacman.sandbox.proof import prove
+    from pacman.sandbox.walls import Walls
+
+    probe = tmp_path / "open-to-all"
+    probe.mkdir()
+    probe.chmod(0o1777)
+
+    def contained(write_probe):
+        found = prove(Walls(), isolation="process", grader_pid=os.getppid(), grader_uid=-1,
+                      canaries=[], read_search_allowed=False, write_probe=write_probe)  # fmt: skip
+        return found["writes_contained"]
+
+    # This test process may write there: not contained, and what it made is there to see.
+    assert contained(str(probe)) is False
+    assert sorted(p.name for p in probe.iterdir()) == ["file"]
+    # A folder that cannot be reached proves containment; no folder to try proves nothing.
+    assert contained(str(tmp_path / "missing")) is True
+    assert contained(None) is False
+    assert "leave files outside its scratch folder" in describe_shortfalls(["writes_contained"])

@@ -394,6 +394,7 @@ def _lock_down_and_prove(setup: dict[str, Any]) -> dict[str, Any]:
         uid=setup.get("uid"),
         read_search=bool(setup.get("read_search")),
         landlock_abi_cap=setup.get("landlock_abi_cap"),
+        writes_need_seccomp=setup.get("isolation") == "process",
     )
     expected = setup.get("proof") or {}
     protections = prove(
@@ -402,11 +403,18 @@ def _lock_down_and_prove(setup: dict[str, Any]) -> dict[str, Any]:
         grader_pid=int(expected.get("grader_pid", os.getppid())),
         grader_uid=int(expected.get("grader_uid", -1)),
         canaries=list(expected.get("canaries", [])),
+        write_probe=expected.get("write_probe"),
         read_search_allowed=bool(setup.get("read_search")) or bool(setup.get("landlock")),
         status_fd=status_fd,
         answers_locked=bool(setup.get("answers_locked")),
     )
     os.close(status_fd)
+    if walls.new_files_blocked:
+        import tempfile
+
+        # tempfile would try every folder for one it can write in, and fail: it is told the
+        # scratch folder, so making a file there fails as plainly as anywhere.
+        tempfile.tempdir = os.environ.get("TMPDIR")
     problem = prove_function()
     protections["honest_code_runs"] = problem is None
     if problem is not None:

@@ -184,6 +184,8 @@ REQUIRED = {
     "seccomp": "start processes, open sockets or read other processes' memory",
     "answers_hidden": "read the test answers",
     "grader_unreachable": "signal the grader",
+    "writes_contained": "leave files outside its scratch folder (in /tmp or /dev/shm, filling "
+    "the disk or memory other submissions and the grader need)",
 }
 
 

@@ -105,6 +105,9 @@ class WorkerProcess:
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         # The only folder student code may write to (and its TMPDIR).
         self.scratch = tempfile.mkdtemp(prefix="pacman-scratch-")
+        # Open to all as /tmp is: the proof checks the worker can make nothing in it.
+        self.write_probe = tempfile.mkdtemp(prefix="pacman-probe-")
+        os.chmod(self.write_probe, 0o1777)
         self.root: str | None = None  # namespaces mode: where the worker's root is mounted
         self.policy = make_worker_policy(config, self.scratch)
         #: File permissions hide the answers from this worker (locked before it starts).
@@ -201,6 +204,7 @@ class WorkerProcess:
                 "grader_pid": os.getpid(),
                 "grader_uid": os.geteuid() if hasattr(os, "geteuid") else -1,
                 "canaries": list(choose_canaries(policy.answers)),
+                "write_probe": self.write_probe,
             },
         }
 
@@ -298,6 +302,9 @@ class WorkerProcess:
             found["seccomp"] = False
         if status.get("NoNewPrivs") != "1":
             found["no_new_privs"] = False
+        with contextlib.suppress(OSError):
+            if os.listdir(self.write_probe):  # the proof's own attempt left something
+                found["writes_contained"] = False
         found["isolation"] = self.isolation
         return found
 
@@ -330,6 +337,10 @@ class WorkerProcess:
         with contextlib.suppress(OSError):
             self._output.close()
         remove_tree(self.scratch)
+        try:
+            os.rmdir(self.write_probe)  # empty, as the proof found it
+        except OSError:
+            remove_tree(self.write_probe)
         if self.root is not None:
             remove_tree(self.root)
 

@@ -31,6 +31,25 @@ def _signal_fails(pid: int) -> bool:
     return False
 
 
+def _creating_fails(folder: str | None) -> bool:
+    """Whether a file and a folder cannot be made in ``folder`` (one anyone may write in,
+    outside the worker's scratch folder, as /tmp is): what keeps a worker's files to itself."""
+    if folder is None:
+        return False
+    try:
+        fd = os.open(os.path.join(folder, "file"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        pass
+    else:
+        os.close(fd)
+        return False
+    try:
+        os.mkdir(os.path.join(folder, "folder"))
+    except OSError:
+        return True
+    return False
+
+
 def prove(
     walls: Walls,
     *,
@@ -41,6 +60,7 @@ def prove(
     read_search_allowed: bool,
     status_fd: int | None = None,
     answers_locked: bool = False,
+    write_probe: str | None = None,
 ) -> dict[str, Any]:
     """Check from the inside, before any student code runs, what the grader will record.
 
@@ -51,6 +71,8 @@ def prove(
     ``protections`` of every grade (see :func:`pacman.sandbox.policy.shortfalls`).
     ``answers_locked``: the grader made every copy of the answers readable by its owner
     alone, so a worker of another uid holding no capability cannot read them either.
+    ``write_probe``: a folder anyone may write in, outside the scratch folder: writes are
+    contained only if no file or folder can be made there.
     """
     # A process that can become root again is not a separate user, whatever it says.
     became_root = False
@@ -101,6 +123,8 @@ def prove(
         "answers_hidden_by": hidden_by,
         "canaries": len(canaries),
         "grader_unreachable": unreachable,
+        "writes_contained": _creating_fails(write_probe),
+        "new_files_blocked": walls.new_files_blocked,
         "pid_namespace": in_pid_namespace,
         "parent_death_signal": walls.parent_death_signal,
         "audit_hook": False,

@@ -31,6 +31,26 @@ _OUT_OF_MEMORY = ("memfd_create", "memfd_secret")
 
 _CLONE_THREAD = 0x00010000
 
+#: open's flags that make a new file: O_CREAT, and O_TMPFILE's own bit (the same on both
+#: architectures).
+_NEW_FILE_FLAGS = 0o100 | 0o20000000
+
+#: (architecture, {call: (number, argument holding open's flags, or None)}): the calls that
+#: make a file or folder, refused where nothing else keeps a worker's writes in its scratch
+#: folder (process isolation without Landlock).
+_CREATING = {
+    0xC000003E: {
+        "open": (2, 1), "openat": (257, 2), "creat": (85, None), "openat2": (437, None),
+        "mkdir": (83, None), "mkdirat": (258, None), "mknod": (133, None),
+        "mknodat": (259, None), "link": (86, None), "linkat": (265, None),
+        "symlink": (88, None), "symlinkat": (266, None),
+    },
+    0xC00000B7: {
+        "openat": (56, 2), "openat2": (437, None), "mkdirat": (34, None),
+        "mknodat": (33, None), "linkat": (37, None), "symlinkat": (36, None),
+    },
+}  # fmt: skip
+
 
 # (audit arch, {name: number}) for the architectures the filter knows.
 _X86_64 = (
@@ -81,8 +101,9 @@ def _bpf(code: int, jt: int, jf: int, k: int) -> bytes:
 _LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 
 
-def seccomp_program(arch: tuple[int, dict[str, int]]) -> bytes:
-    """The filter: kill a foreign architecture, refuse the listed calls, allow the rest."""
+def seccomp_program(arch: tuple[int, dict[str, int]], no_new_files: bool = False) -> bytes:
+    """The filter: kill a foreign architecture, refuse the listed calls, allow the rest;
+    ``no_new_files``: refuse making any file or folder too (and opening with O_CREAT)."""
     audit_arch, numbers = arch
     eperm = _SECCOMP_RET_ERRNO | errno.EPERM
     enomem = _SECCOMP_RET_ERRNO | errno.ENOMEM
@@ -116,6 +137,8 @@ def seccomp_program(arch: tuple[int, dict[str, int]]) -> bytes:
         _bpf(_RET_K, 0, 0, eperm),
         _bpf(_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
     ]
+    if no_new_files:
+        out += _creating_refused(audit_arch, eperm)
     # prctl: everything but clearing or changing the parent-death signal.
     out += [
         _bpf(_JEQ_K, 0, 4, numbers["prctl"]),
@@ -126,6 +149,22 @@ def seccomp_program(arch: tuple[int, dict[str, int]]) -> bytes:
     ]
     out.append(_bpf(_RET_K, 0, 0, _SECCOMP_RET_ALLOW))
     return b"".join(out)
+
+
+def _creating_refused(audit_arch: int, eperm: int) -> list[bytes]:
+    out = []
+    for number, flags_argument in _CREATING[audit_arch].values():
+        if flags_argument is None:
+            out += [_bpf(_JEQ_K, 0, 1, number), _bpf(_RET_K, 0, 0, eperm)]
+            continue
+        out += [
+            _bpf(_JEQ_K, 0, 4, number),
+            _bpf(_LD_W_ABS, 0, 0, 16 + 8 * flags_argument),  # the flags' low word
+            _bpf(_JSET_K, 0, 1, _NEW_FILE_FLAGS),
+            _bpf(_RET_K, 0, 0, eperm),
+            _bpf(_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
+        ]
+    return out
 
 
 def architecture() -> tuple[int, dict[str, int]] | None:
@@ -143,8 +182,8 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install(arch: tuple[int, dict[str, int]]) -> None:
-    program = seccomp_program(arch)
+def install(arch: tuple[int, dict[str, int]], no_new_files: bool = False) -> None:
+    program = seccomp_program(arch, no_new_files)
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
     prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog))

@@ -19,7 +19,10 @@ The worker is trusted until it imports the submission; just before, it calls
   unprivileged grader's uid could otherwise lock the grader out of its own
   folders), no anonymous memory files (``memfd_create`` fails as out of memory:
   what they hold escapes the memory limit), and the parent-death signal cannot be
-  cleared.
+  cleared. Where nothing else keeps writes in the scratch folder (process isolation on a
+  kernel without Landlock), making any file or folder is refused too, opening with
+  ``O_CREAT`` included: world-writable folders (``/tmp``, ``/dev/shm``) would otherwise
+  take files that outlive the worker and fill the disk or memory others share.
 - **a separate uid and no capabilities** when the worker starts as root: the
   student's code cannot signal the grader or other submissions, nor write files
   root owns, nor become root again. Every capability set is emptied (the
@@ -59,6 +62,7 @@ class Walls:
     landlock_net: bool = False
     landlock_scopes: bool = False
     seccomp: bool = False
+    new_files_blocked: bool = False  # seccomp refuses making files (no Landlock to confine writes)
     parent_death_signal: bool = False
     no_new_privs: bool = False
 
@@ -69,6 +73,7 @@ def lock_down(
     uid: int | None,
     read_search: bool = False,
     landlock_abi_cap: int | None = None,
+    writes_need_seccomp: bool = False,
 ) -> Walls:
     """Put up every wall this kernel allows; return which ones stand.
 
@@ -76,7 +81,8 @@ def lock_down(
     and to write (``writes``); None leaves Landlock out, and ``landlock_abi_cap`` uses at
     most that ABI version (the grader's tests play older kernels with it). ``read_search``
     keeps the right to read past file modes after leaving root, for an interpreter other
-    users cannot read.
+    users cannot read. ``writes_need_seccomp``: no namespace confines the worker's writes
+    (process isolation), so without Landlock seccomp refuses every new file.
 
     Order matters: the uid switch needs root's capabilities (so it comes before seccomp),
     the parent-death signal is cleared by a uid switch (so it comes after), and seccomp
@@ -113,7 +119,9 @@ def lock_down(
         drop_capabilities(keep_read_search=False)
     done.parent_death_signal = die_with_parent()
     if arch is not None and done.no_new_privs:
+        no_new_files = writes_need_seccomp and not done.landlock
         with contextlib.suppress(OSError):
-            seccomp.install(arch)
+            seccomp.install(arch, no_new_files)
             done.seccomp = True
+            done.new_files_blocked = no_new_files
     return done
