@@ -45,6 +45,7 @@ def read_secret(text: str, flag: str = "--game-secret") -> str:
     the grader alone cannot.
     """
     if not text.startswith("@"):
+        hide_from_command_line(text)
         return text
     path = text[1:]
     try:
@@ -57,6 +58,37 @@ def read_secret(text: str, flag: str = "--game-secret") -> str:
     if not secret:
         raise UsageError(f"{flag} {text}: {path} is empty")
     return secret
+
+
+def hide_from_command_line(secret: str) -> None:
+    """Overwrite ``secret`` with ``*`` in the arguments the kernel shows for this process
+    (``/proc/PID/cmdline``, ``ps``): any user of the machine may read them, student code in a
+    worker that no namespace or Landlock keeps out of ``/proc`` too. Workers forked later
+    inherit the masked copy. Best effort: where the kernel does not say where the arguments
+    are, they stay as they were (``@FILE`` keeps a secret out of them in any case)."""
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux") or not secret:
+        return
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            stat = handle.read()
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        start, end = int(fields[45]), int(fields[46])  # arg_start and arg_end (Linux 3.5+)
+    except (OSError, ValueError, IndexError):
+        return
+    if not 0 < start < end or end - start > 1 << 20:
+        return
+    wanted = os.fsencode(secret)
+    shown = ctypes.string_at(start, end - start)
+    offset = 0
+    for argument in shown.split(b"\0"):
+        # The secret as an argument of its own, or after "=" (--game-secret=TEXT).
+        if argument == wanted or argument.endswith(b"=" + wanted):
+            at = offset + len(argument) - len(wanted)
+            ctypes.memset(start + at, ord("*"), len(wanted))
+        offset += len(argument) + 1
 
 
 def mixed_secret(secret: str, *parts: bytes) -> str:

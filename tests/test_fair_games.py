@@ -164,3 +164,18 @@ def test_sandboxed_games_cannot_be_predicted_and_equal_in_process_ones(oracle_fi
     played = [line for line in in_process.stdout.splitlines() if not line.startswith("ORACLE")]
     assert alone.stdout.splitlines() == played
     assert played[-1].startswith("Record:") and len(oracle_games(alone.stderr)) == 3
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/PID/cmdline is Linux's")
+def test_a_secret_given_on_the_command_line_is_masked_where_other_processes_read_it():
+    # Any process may read another's /proc/PID/cmdline (student code too, where no namespace
+    # or Landlock keeps it out of /proc): the grader overwrites the secret there as it reads it.
+    show = (
+        "import sys; from pacman.grading.autograder import parse; parse(sys.argv[1:]); "
+        "sys.stdout.buffer.write(open('/proc/self/cmdline', 'rb').read())"
+    )
+    for given in (["--game-secret", "hush-4f9a"], ["--game-secret=hush-4f9a"]):
+        done = subprocess.run(
+            [sys.executable, "-c", show, *given], capture_output=True, timeout=60, check=True
+        )
+        assert b"hush-4f9a" not in done.stdout and b"*********" in done.stdout
