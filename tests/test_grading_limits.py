@@ -34,6 +34,16 @@ MEMFD_HOG = """import os
             held.append(fd)
         return self.value(gameState, 0, 0)[1]"""
 #: 1.5 GB of ordinary memory, under the 2 GB address-space limit but over the cgroup's 1 GB.
+#: Threads until no more can be made, kept (it plays honestly if it survives).
+THREAD_HOARD = """import threading, time
+        held = []
+        try:
+            for _ in range(5000):
+                held.append(threading.Thread(target=time.sleep, args=(60,), daemon=True))
+                held[-1].start()
+        except RuntimeError:
+            pass
+        return self.value(gameState, 0, 0)[1]"""
 PLAIN_HOG = """hoard = []
         for _ in range(24):
             block = bytearray(64 * 1024 * 1024)
@@ -55,25 +65,21 @@ def _own_cgroup(controller: str) -> Path | None:
 
 
 @contextlib.contextmanager
-def memory_cgroup(megabytes: int) -> Iterator[Path]:
-    """A memory cgroup of its own below this process's (v1 or v2), removed afterwards."""
-    parent = _own_cgroup("memory")
+def child_cgroup(controller: str, limits: dict[str, str]) -> Iterator[Path]:
+    """A ``controller`` cgroup of its own below this process's (v1 or v2), each file of
+    ``limits`` (``{file: value}``) that it has set, removed afterwards."""
+    parent = _own_cgroup(controller)
     if parent is None or not os.access(parent, os.W_OK):
-        pytest.skip("no writable memory cgroup here")
+        pytest.skip(f"no writable {controller} cgroup here")
     group = parent / f"pacman-test-{os.getpid()}"
     try:
         group.mkdir()
     except OSError as error:
-        pytest.skip(f"cannot make a memory cgroup here ({error.strerror})")
-    limit = str(megabytes * 1024 * 1024)
+        pytest.skip(f"cannot make a {controller} cgroup here ({error.strerror})")
     try:
-        if (group / "memory.limit_in_bytes").exists():
-            (group / "memory.limit_in_bytes").write_text(limit)
-        elif (group / "memory.max").exists():
-            (group / "memory.max").write_text(limit)
-            (group / "memory.swap.max").write_text("0")
-        else:
-            pytest.skip("the memory controller is not enabled for this cgroup")
+        written = [name for name, value in limits.items() if _set(group / name, value)]
+        if not written:
+            pytest.skip(f"the {controller} controller is not enabled for this cgroup")
         yield group
     finally:
         for _ in range(50):
@@ -84,6 +90,21 @@ def memory_cgroup(megabytes: int) -> Iterator[Path]:
                 import time
 
                 time.sleep(0.1)
+
+
+def _set(path: Path, value: str) -> bool:
+    if not path.exists():
+        return False
+    path.write_text(value)
+    return True
+
+
+def memory_cgroup(megabytes: int) -> contextlib.AbstractContextManager[Path]:
+    limit = str(megabytes * 1024 * 1024)
+    # v1's limit, or v2's with no swap to spill into.
+    return child_cgroup(
+        "memory", {"memory.limit_in_bytes": limit, "memory.max": limit, "memory.swap.max": "0"}
+    )
 
 
 @pytest.fixture
@@ -183,3 +204,41 @@ def test_a_full_tmpdir_gives_every_folder_a_row_or_one_line(arena, size):
     assert sorted(rows) == ["student_0", "student_1", "student_2"]
     for row in rows.values():
         assert row["total"] == "15" or "No space left on device" in row["error"], row
+
+
+@needs_root
+@needs_berkeley
+@pytest.mark.parametrize("isolation", ["namespaces", "process"])
+def test_thread_hoards_in_a_pids_cgroup_lose_alone(arena, isolation):
+    """In a pids cgroup of 40 processes and threads, two submissions start threads until no
+    more can be made, beside two honest ones, two at a time. Each worker may take half the
+    room left, so the classmates' workers always start: they keep full marks, and each
+    hoard's row names the thread cap it went over."""
+    honest = HONEST.read_text()
+    hoard = apply_changes("hoard", "x", [("MinimaxAgent", ANCHOR, THREAD_HOARD)])
+    hand_ins = {"classmate_a": honest, "classmate_b": honest, "hoard_a": hoard, "hoard_b": hoard}
+    prefix, command = _batch(arena, hand_ins)
+    with child_cgroup("pids", {"pids.max": "40"}) as group:
+        script = f'echo $$ > "{group}/cgroup.procs" && exec "$@"'
+        done = subprocess.run(
+            ["/bin/sh", "-c", script, "sh", *command, "--isolation", isolation],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    rows = _rows(prefix)
+    assert {name: row["q2"] for name, row in rows.items()} == {
+        "classmate_a": "5",
+        "classmate_b": "5",
+        "hoard_a": "0",
+        "hoard_b": "0",
+    }
+    for name in ("classmate_a", "classmate_b"):
+        assert rows[name]["total"] == "15", rows[name]
+    records = {
+        r["submission"]: r for r in json.loads(Path(f"{prefix}.json").read_text())["submissions"]
+    }
+    for name in ("hoard_a", "hoard_b"):
+        report = records[name]["questions"]["q2"]["tests"][0]["report"]
+        assert "was stopped: it started more than " in report, report
+        assert "threads (the cap on threads a submission may run)" in report, report

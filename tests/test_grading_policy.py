@@ -193,3 +193,19 @@ def test_writes_are_contained_only_where_no_file_can_be_made_in_an_open_folder(t
     assert contained(str(tmp_path / "missing")) is True
     assert contained(None) is False
     assert "leave files outside its scratch folder" in describe_shortfalls(["writes_contained"])
+
+
+def test_a_pids_cgroup_s_room_is_shared_by_halves():
+    from pacman.sandbox.policy import MAX_THREADS, MIN_THREADS, PIDS_RESERVE, thread_cap
+
+    assert thread_cap(None) == MAX_THREADS == 64  # no pids limit: the usual cap
+    assert thread_cap(1000) == 64
+    assert thread_cap(50) == (50 - PIDS_RESERVE) // 2 == 17
+    assert thread_cap(10) == MIN_THREADS == 4  # honest code runs one thread
+    # Four workers at once (-j 4), each taking all it may: the reserve is left, so the
+    # grader and the next worker can still start.
+    room, taken = 60, []
+    for _ in range(4):
+        taken.append(thread_cap(room))
+        room -= taken[-1]
+    assert (taken, room) == ([22, 11, 5, 4], 18) and room >= PIDS_RESERVE

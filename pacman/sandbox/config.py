@@ -70,6 +70,15 @@ class SandboxError(PacmanError):
     """A worker could not be started at all: the grader itself cannot run."""
 
 
+class MachineBusy(SandboxError):
+    """No process or thread could be made for a worker just now (a pids cgroup or the
+    user's process limit is full): another worker's end frees room, so try again soon."""
+
+
+#: How a worker's start says the machine could make no process or thread just now.
+BUSY_SIGNS = ("Resource temporarily unavailable", "Cannot fork", "can't start new thread")
+
+
 class WorkerDied(Exception):
     """The worker process ended or broke the protocol; the message says how."""
 

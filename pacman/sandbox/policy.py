@@ -44,6 +44,22 @@ ANSWER_MODULES = ("agents", "pacman.grading.diagnose", "pacman.grading.reference
 
 #: Threads one student process may run; CS188 agents use one.
 MAX_THREADS = 64
+#: Processes and threads a pids cgroup must keep free for the grader (its own threads, the
+#: next worker's start) however many threads the workers already run.
+PIDS_RESERVE = 16
+#: The fewest threads a worker may run where a pids cgroup leaves little room.
+MIN_THREADS = 4
+
+
+def thread_cap(pids_room: int | None) -> int:
+    """Threads a new worker may run: :data:`MAX_THREADS`, or where a pids cgroup limits the
+    machine, half the room it leaves beyond :data:`PIDS_RESERVE`; so however many workers
+    run and whatever they start, the grader and the next worker always find room."""
+    if pids_room is None:
+        return MAX_THREADS
+    return max(MIN_THREADS, min(MAX_THREADS, (pids_room - PIDS_RESERVE) // 2))
+
+
 #: Files and folders the scratch folder may hold (a folder costs an inode, not bytes).
 MAX_SCRATCH_ENTRIES = 1024
 

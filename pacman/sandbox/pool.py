@@ -9,10 +9,10 @@ import sys
 import threading
 from typing import Any
 
-from pacman.sandbox.config import SandboxConfig, SandboxError
+from pacman.sandbox.config import MachineBusy, SandboxConfig, SandboxError
 from pacman.sandbox.ids import allocate_uid
 from pacman.sandbox.isolation import forget_probe, resolve_isolation
-from pacman.sandbox.process import WorkerProcess
+from pacman.sandbox.process import WorkerProcess, start_worker
 
 
 class WorkerPool:
@@ -75,7 +75,9 @@ class WorkerPool:
             # The mode is fixed before the attempt: another thread may downgrade it meanwhile.
             mode = resolve_isolation(self.config.isolation)
             try:
-                return WorkerProcess(self.config, mode)
+                return start_worker(self.config, mode)
+            except MachineBusy:
+                raise  # no room for a process: weaker isolation would find none either
             except SandboxError as error:
                 if self.config.isolation != "auto" or mode == "process":
                     raise

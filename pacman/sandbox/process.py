@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import os
 import signal
 import subprocess
@@ -37,7 +38,9 @@ from typing import Any
 from pacman.sandbox import procfs, protocol, untrusted
 from pacman.sandbox.cleanup import remove_tree, tree_usage
 from pacman.sandbox.config import (
+    BUSY_SIGNS,
     Limits,
+    MachineBusy,
     SandboxConfig,
     SandboxError,
     WorkerDied,
@@ -63,7 +66,7 @@ from pacman.sandbox.mounts import (
     make_worker_policy,
     namespace_script,
 )
-from pacman.sandbox.policy import describe_shortfalls, shortfalls
+from pacman.sandbox.policy import describe_shortfalls, shortfalls, thread_cap
 
 #: Seconds between readings of the kernel's OOM-kill count while a worker keeps answering.
 OOM_MARK_EVERY = 0.05
@@ -109,7 +112,10 @@ class WorkerProcess:
         self.write_probe = tempfile.mkdtemp(prefix="pacman-probe-")
         os.chmod(self.write_probe, 0o1777)
         self.root: str | None = None  # namespaces mode: where the worker's root is mounted
-        self.policy = make_worker_policy(config, self.scratch)
+        # A pids cgroup's room is shared: each worker may take half of what is left.
+        self.policy = dataclasses.replace(
+            make_worker_policy(config, self.scratch), max_threads=thread_cap(procfs.pids_room())
+        )
         #: File permissions hide the answers from this worker (locked before it starts).
         self.locked = locks_needed(config, self.isolation)
         if self.locked:
@@ -140,7 +146,10 @@ class WorkerProcess:
                 env=self._environment(),
             )
         except OSError as error:
-            raise SandboxError(f"could not start a student worker: {error}") from None
+            busy = error.errno == errno.EAGAIN
+            raise (MachineBusy if busy else SandboxError)(
+                f"could not start a student worker: {error}"
+            ) from None
         finally:
             os.close(to_child_r)
             os.close(from_child_w)
@@ -150,7 +159,10 @@ class WorkerProcess:
         self.pid = procfs.leaf_process(self.process.pid)
         self.protections = self._checked_protections(ready.get("protections") or {})
         self._judge()
-        threading.Thread(target=self._watch_idle, name="pacman-footprint", daemon=True).start()
+        try:
+            threading.Thread(target=self._watch_idle, name="pacman-footprint", daemon=True).start()
+        except RuntimeError as error:  # no thread could be made: a pids limit is full
+            raise MachineBusy(f"could not watch a student worker: {error}") from None
 
     def _command(self, inner: list[str]) -> list[str]:
         """The command starting the worker's Python in its isolation."""
@@ -197,6 +209,7 @@ class WorkerProcess:
             "landlock": landlock_rules(policy) if config.landlock_abi_cap != 0 else None,
             "landlock_abi_cap": config.landlock_abi_cap,
             "uid": self.uid,
+            "max_threads": self.policy.max_threads,
             "read_search": self.uid is not None and needs_read_search(self.isolation),
             "isolation": self.isolation,
             "answers_locked": self.locked,
@@ -221,7 +234,8 @@ class WorkerProcess:
             said = untrusted.text(self._output.read(2000).decode("utf-8", "surrogateescape"))
             said = said.strip().splitlines()
             detail = f": {said[-1]}" if said else ""
-            raise SandboxError(
+            busy = any(sign in line for line in said for sign in BUSY_SIGNS)
+            raise (MachineBusy if busy else SandboxError)(
                 f"could not start a student worker ({self.isolation} isolation, {error}){detail}"
             ) from None
         if not (isinstance(ready, dict) and "ready" in ready):
@@ -550,8 +564,28 @@ def describe_setting(protections: dict[str, Any]) -> str:
 def probe_protections(config: SandboxConfig) -> tuple[dict[str, Any], WorkerProcess]:
     """Start one worker as ``config`` would (its student files are not imported yet) and
     return what it proved, with the worker, which the caller closes or puts to use."""
-    worker = WorkerProcess(dataclasses.replace(config, allow_weak=True))
+    worker = start_worker(dataclasses.replace(config, allow_weak=True))
     return worker.protections, worker
+
+
+#: How long a worker's start waits for room where a pids limit is full (another worker, over
+#: its thread cap or done, is stopped within a second or so).
+BUSY_WAIT = 30.0
+
+
+def start_worker(config: SandboxConfig, mode: str | None = None) -> WorkerProcess:
+    """A started worker; where the machine can make no process just now, tried again for up
+    to :data:`BUSY_WAIT` seconds, so one submission's threads cost another nothing."""
+    deadline = time.monotonic() + BUSY_WAIT
+    pause = 0.1
+    while True:
+        try:
+            return WorkerProcess(config, mode)
+        except MachineBusy:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(1.0, pause * 2)
 
 
 def _life_cpu_seconds(limits: Limits) -> int:

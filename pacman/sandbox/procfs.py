@@ -82,3 +82,42 @@ def thread_count(pid: int) -> int:
         return len(os.listdir(f"/proc/{pid}/task"))
     except OSError:
         return 0
+
+
+def _pids_folders() -> list[str]:
+    """The pids cgroup folders of this process and its ancestors (v1 or v2), nearest first."""
+    try:
+        with open("/proc/self/cgroup") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        _, names, path = line.split(":", 2)
+        if "pids" in names.split(","):
+            base = "/sys/fs/cgroup/pids"
+            break
+        if names == "" and os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
+            base = "/sys/fs/cgroup"
+            break
+    else:
+        return []
+    parts = [part for part in path.strip("/").split("/") if part]
+    return [os.path.join(base, *parts[:depth]) for depth in range(len(parts), -1, -1)]
+
+
+def pids_room() -> int | None:
+    """How many more processes and threads the pids cgroups above this process allow (the
+    smallest room of any level), or None where none limits them (or none can be read)."""
+    room = None
+    for folder in _pids_folders():
+        try:
+            with open(os.path.join(folder, "pids.max")) as handle:
+                most = handle.read().strip()
+            with open(os.path.join(folder, "pids.current")) as handle:
+                current = int(handle.read())
+        except (OSError, ValueError):
+            continue
+        if most != "max":
+            left = int(most) - current
+            room = left if room is None else min(room, left)
+    return room
