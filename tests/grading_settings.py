@@ -1,6 +1,8 @@
 """Where a grader runs, as tests make it: the command line that runs a command there.
 
 Runners: ``root`` (as it is), ``docker`` (root holding only Docker's default capabilities),
+``docker-seccomp`` (the same under a seccomp filter like Docker's default profile before
+Docker 23: no namespaces, and no Landlock: its calls fail with ENOSYS),
 ``unprivileged`` (an ordinary uid, no capability), ``userns`` (root of a user namespace
 that maps root alone to an ordinary uid: ``unshare --user --map-root-user`` run by a user,
 a rootless container without subordinate ids) and ``userns-range`` (the same with 65,536
@@ -17,6 +19,7 @@ from pathlib import Path
 from pacman.sandbox.isolation import untraversable_top
 
 USERNS_EXEC = Path(__file__).resolve().parent / "userns_exec.py"
+DOCKER_SECCOMP = Path(__file__).resolve().parent / "docker_seccomp.py"
 
 
 #: The user the "unprivileged" grader runs as: no account, no groups.
@@ -66,14 +69,17 @@ def in_setting(command: list[str], needed: list[str], runner: str) -> list[str]:
         inner = " ".join(quote(c) for c in command)
         lines.append(f"exec {quote(sys.executable)} {quote(str(USERNS_EXEC))} {maps} -- {inner}")
     else:
-        if runner == "docker":
+        if runner in ("docker", "docker-seccomp"):
             caps = "--inh-caps=-all --ambient-caps=-all --bounding-set=-all," + ",".join(
                 "+" + cap for cap in DOCKER_CAPS.split(",")
             )
         else:
             user = f"--reuid={GRADER_UID} --regid={GRADER_UID} --clear-groups"
             caps = f"{user} --inh-caps=-all --bounding-set=-all"
-        lines.append(f"exec setpriv {caps} -- " + " ".join(quote(c) for c in command))
+        # Docker's seccomp profile is in force before its capabilities are dropped.
+        filtered = f"{quote(sys.executable)} {quote(str(DOCKER_SECCOMP))} "
+        first = filtered if runner == "docker-seccomp" else ""
+        lines.append(f"exec {first}setpriv {caps} -- " + " ".join(quote(c) for c in command))
     return [
         "unshare",
         "--mount",

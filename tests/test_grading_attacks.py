@@ -114,7 +114,8 @@ def arena():
 class Setting:
     """Where a course grades: who runs the grader, with which flags, and what must happen."""
 
-    runner: str  # root, docker (root with Docker's default capabilities) or unprivileged
+    runner: str  # root, docker (root with Docker's default capabilities), docker-seccomp (and
+    # Docker's seccomp profile), userns, userns-range or unprivileged
     flags: tuple[str, ...] = ()
     refused: str | None = None  # what the one-line refusal names; None: grading runs
     weak: bool = False  # graded with --unsafe-weak-sandbox where answers are readable
@@ -134,6 +135,10 @@ SETTINGS = {
     "docker-no-landlock-locked": Setting(
         "docker", ("--landlock-abi", "0", "--lock-answers", "@OLDCOURSE@")
     ),
+    # Docker's own seccomp profile (before Docker 23): no namespaces, and the Landlock calls
+    # unknown, so the grader finds no Landlock by itself; as above, without and with locks.
+    "docker-seccomp": Setting("docker-seccomp", (), "read the test answers"),
+    "docker-seccomp-locked": Setting("docker-seccomp", ("--lock-answers", "@OLDCOURSE@")),
     "process-no-landlock": Setting(
         "root", ("--isolation", "process", "--landlock-abi", "0"), "read the test answers"
     ),
@@ -284,7 +289,7 @@ def test_every_attack_in_every_setting(arena, name):
         # the grader can import from, and the test's own (an editable install's) is not one.
         python = str(python_with_tqdm(arena))
     command = batch_command(suite, submissions, summary, 2, *flags, project=project, python=python)
-    if setting.runner not in ("root", "docker"):
+    if setting.runner not in ("root", "docker", "docker-seccomp"):
         for path in [staging, summary.parent]:
             os.chown(path, GRADER_UID, GRADER_UID)
     needed = [sys.prefix, sys.base_prefix, os.path.dirname(sys.executable), str(REPO)]
@@ -366,7 +371,7 @@ def test_every_attack_in_every_setting(arena, name):
         # Another submission's copy can be read only while it is being graded: timing decides.
         assert GETS_THROUGH_WITHOUT_LANDLOCK - {"read-others"} <= through, printed
         assert through <= GETS_THROUGH_WITHOUT_LANDLOCK, printed
-    elif "--lock-answers" in setting.flags and "--landlock-abi" in setting.flags:
+    elif records["attack_everything"]["protections"]["answers_hidden_by"] == ["permissions"]:
         # File permissions alone: what every user may write (a 0666 file left anywhere)
         # the submission may write too; the answers and the grader's files stay out of reach.
         assert through == {"write-canary"}, printed
@@ -431,7 +436,7 @@ def test_every_attack_in_every_setting(arena, name):
     # Nothing outside the submissions' scratch folders changed, and nothing outlived the run.
     time.sleep(0.5)
     if not weak:
-        locked_only = "--lock-answers" in setting.flags and "--landlock-abi" in setting.flags
+        locked_only = protections["answers_hidden_by"] == ["permissions"]
         assert (canary.read_text() == "original") != locked_only
         assert _digest(suite) == watched["suite"]
     assert _digest(project) == watched["project"]

@@ -389,6 +389,8 @@ def _lock_down_and_prove(setup: dict[str, Any]) -> dict[str, Any]:
     from pacman.sandbox.proof import prove, prove_function
     from pacman.sandbox.walls import lock_down
 
+    import tempfile  # (before the walls: the standard library may be out of reach after)
+
     # Opened while /proc is still readable: the proof reads the kernel's account through it.
     status_fd = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
     walls = lock_down(
@@ -412,8 +414,6 @@ def _lock_down_and_prove(setup: dict[str, Any]) -> dict[str, Any]:
     )
     os.close(status_fd)
     if walls.new_files_blocked:
-        import tempfile
-
         # tempfile would try every folder for one it can write in, and fail: it is told the
         # scratch folder, so making a file there fails as plainly as anywhere.
         tempfile.tempdir = os.environ.get("TMPDIR")
