@@ -126,6 +126,19 @@ def _batch(arena: Path, hand_ins: dict[str, str]) -> tuple[Path, list[str]]:
     return arena / "out" / "grades", [*command, "-j", "2", "--move-timeout", "20"]
 
 
+def _graded_in(group: Path, prefix: Path, command: list[str]) -> tuple[dict, dict]:
+    """Run the batch ``command`` inside cgroup ``group``; its rows and its records, by name,
+    once it has ended well (exit 0, no traceback)."""
+    script = f'echo $$ > "{group}/cgroup.procs" && exec "$@"'
+    done = subprocess.run(
+        ["/bin/sh", "-c", script, "sh", *command], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    records = json.loads(Path(f"{prefix}.json").read_text())["submissions"]
+    return _rows(prefix), {record["submission"]: record for record in records}
+
+
 def _rows(prefix: Path) -> dict[str, dict[str, str]]:
     with open(f"{prefix}.csv", newline="") as handle:
         return {row["submission"]: row for row in csv.DictReader(handle)}
@@ -144,23 +157,13 @@ def test_memory_hogs_in_a_memory_cgroup_lose_alone(arena):
         "memfd_hog": apply_changes("memfd_hog", "x", [("MinimaxAgent", ANCHOR, MEMFD_HOG)]),
         "plain_hog": apply_changes("plain_hog", "x", [("MinimaxAgent", ANCHOR, PLAIN_HOG)]),
     }
-    prefix, command = _batch(arena, hand_ins)
     with memory_cgroup(1000) as group:
-        script = f'echo $$ > "{group}/cgroup.procs" && exec "$@"'
-        done = subprocess.run(
-            ["/bin/sh", "-c", script, "sh", *command], capture_output=True, text=True, timeout=300
-        )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "Traceback" not in done.stderr
-    rows = _rows(prefix)
+        rows, records = _graded_in(group, *_batch(arena, hand_ins))
     assert {name: row["total"] for name, row in rows.items()} == {
         "classmate_a": "15",
         "classmate_b": "15",
         "memfd_hog": "10",
         "plain_hog": "10",
-    }
-    records = {
-        r["submission"]: r for r in json.loads(Path(f"{prefix}.json").read_text())["submissions"]
     }
     for hog in ("memfd_hog", "plain_hog"):
         report = records[hog]["questions"]["q2"]["tests"][0]["report"]
@@ -219,14 +222,7 @@ def test_thread_hoards_in_a_pids_cgroup_lose_alone(arena, isolation):
     hand_ins = {"classmate_a": honest, "classmate_b": honest, "hoard_a": hoard, "hoard_b": hoard}
     prefix, command = _batch(arena, hand_ins)
     with child_cgroup("pids", {"pids.max": "40"}) as group:
-        script = f'echo $$ > "{group}/cgroup.procs" && exec "$@"'
-        done = subprocess.run(
-            ["/bin/sh", "-c", script, "sh", *command, "--isolation", isolation],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "Traceback" not in done.stderr
-    rows = _rows(prefix)
+        rows, records = _graded_in(group, prefix, [*command, "--isolation", isolation])
     assert {name: row["q2"] for name, row in rows.items()} == {
         "classmate_a": "5",
         "classmate_b": "5",
@@ -235,9 +231,6 @@ def test_thread_hoards_in_a_pids_cgroup_lose_alone(arena, isolation):
     }
     for name in ("classmate_a", "classmate_b"):
         assert rows[name]["total"] == "15", rows[name]
-    records = {
-        r["submission"]: r for r in json.loads(Path(f"{prefix}.json").read_text())["submissions"]
-    }
     for name in ("hoard_a", "hoard_b"):
         report = records[name]["questions"]["q2"]["tests"][0]["report"]
         assert "was stopped: it started more than " in report, report
