@@ -386,10 +386,10 @@ def _prepare(setup: dict[str, Any]) -> None:
 
 def _lock_down_and_prove(setup: dict[str, Any]) -> dict[str, Any]:
     """Put up the walls, then prove from the inside what holds and that honest code runs."""
+    import tempfile  # (before the walls: the standard library may be out of reach after)
+
     from pacman.sandbox.proof import prove, prove_function
     from pacman.sandbox.walls import lock_down
-
-    import tempfile  # (before the walls: the standard library may be out of reach after)
 
     # Opened while /proc is still readable: the proof reads the kernel's account through it.
     status_fd = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
