@@ -179,6 +179,7 @@ attack("list-suite", lambda: _os.listdir("@SUITE@/q2") or None)
 attack("write-suite", lambda: _append("@SUITE@/q2/CONFIG", "# changed\n"))
 # truncate(2) by path: Landlock below ABI 3 does not cover it (the size is kept: a success
 # shows the wall missing without breaking the suite for the rest of the run).
+attack("xattr-suite", lambda: _os.setxattr("@SUITE@/q2/CONFIG", "user.pacman", b"changed"))
 attack("truncate-suite", lambda: _os.truncate("@SUITE@/q2/CONFIG", _os.path.getsize("@SUITE@/q2/CONFIG")))
 attack("write-canary", lambda: open("@CANARY@", "r+").write("overwritten"))  # no O_CREAT
 attack("write-project", lambda: open(_os.path.join(_os.path.dirname(__import__("pacman").__file__), "state.py"), "a").close())

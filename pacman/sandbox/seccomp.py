@@ -69,7 +69,9 @@ _X86_64 = (
         "acct": 163, "quotactl": 179, "syslog": 103, "fanotify_init": 300, "prctl": 157,
         "shmget": 29, "semget": 64, "msgget": 68, "chmod": 90, "fchmod": 91, "fchmodat": 268,
         "fchmodat2": 452, "chown": 92, "fchown": 93, "lchown": 94, "fchownat": 260,
-        "memfd_create": 319, "memfd_secret": 447, "truncate": 76,
+        "memfd_create": 319, "memfd_secret": 447, "truncate": 76, "setxattr": 188,
+        "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198,
+        "fremovexattr": 199, "setxattrat": 463, "removexattrat": 466,
     },
 )  # fmt: skip
 
@@ -90,7 +92,8 @@ _AARCH64 = (
         "quotactl": 60, "syslog": 116, "fanotify_init": 262, "prctl": 167,
         "shmget": 194, "semget": 190, "msgget": 186, "fchmod": 52, "fchmodat": 53,
         "fchmodat2": 452, "fchown": 55, "fchownat": 54, "memfd_create": 279, "memfd_secret": 447,
-        "truncate": 45,
+        "truncate": 45, "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14,
+        "lremovexattr": 15, "fremovexattr": 16, "setxattrat": 463, "removexattrat": 466,
     },
 )  # fmt: skip
 

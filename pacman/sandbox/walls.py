@@ -18,7 +18,8 @@ The worker is trusted until it imports the submission; just before, it calls
   file's mode or owner (Landlock does not cover them, and a worker sharing an
   unprivileged grader's uid could otherwise lock the grader out of its own
   folders), no truncating a file by its path (Landlock covers it only from ABI 3:
-  below, a file others may write could be emptied without opening it), no anonymous memory files (``memfd_create`` fails as out of memory:
+  below, a file others may write could be emptied without opening it), no setting or
+  removing extended attributes (Landlock never covers them), no anonymous memory files (``memfd_create`` fails as out of memory:
   what they hold escapes the memory limit), and the parent-death signal cannot be
   cleared. Where nothing else keeps writes in the scratch folder (process isolation on a
   kernel without Landlock), making any file or folder is refused too, opening with
