@@ -405,6 +405,21 @@ def test_cs188_s_edx_output_graphics_and_test_classes_flags(capsys, tmp_path, mo
     )
 
 
+@pytest.mark.parametrize(
+    "flags", [["--results", "r.json"], ["--gradescope-output"], ["--edx-output"], ["-p"]]
+)
+def test_one_submission_outputs_are_refused_with_a_batch(capsys, tmp_path, monkeypatch, flags):
+    monkeypatch.chdir(tmp_path)
+    submission_folder("cs188_style", tmp_path / "class")
+    code, out, err = grader(capsys, "--submissions", tmp_path / "class", *flags)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"autograder: {flags[0]} is for one submission; a batch writes grades.csv and "
+        "grades.json (--summary PREFIX): leave out one or the other\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["class"]  # nothing written
+
+
 def test_user_mistakes_are_one_line_and_exit_2(capsys, tmp_path):
     code, _out, err = grader(capsys, "--no-such-flag")
     assert code == 2 and err.count("\n") == 1 and err.startswith("autograder: ")

@@ -369,6 +369,14 @@ def _check_combinations(args: argparse.Namespace) -> None:
         from pacman.execution import check_scheduler
 
         check_scheduler(args.scheduler)
+    single = [(args.results, "--results"), (args.gradescope, "--gradescope-output")]
+    single += [(args.edx, "--edx-output"), (args.print_tests, "-p")]
+    for given, flag in single:
+        if given and args.submissions:
+            raise UsageError(
+                f"{flag} is for one submission; a batch writes grades.csv and grades.json "
+                "(--summary PREFIX): leave out one or the other"
+            )
     if args.html_report:
         if args.submissions:
             raise UsageError("--html-report draws one submission's trees: leave out --submissions")
