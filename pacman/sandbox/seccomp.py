@@ -105,14 +105,32 @@ def _bpf(code: int, jt: int, jf: int, k: int) -> bytes:
 _LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 
 
+def _refuse(number: int, action: int) -> list[bytes]:
+    """Return ``action`` for call ``number`` (the call's number in the accumulator)."""
+    return [_bpf(_JEQ_K, 0, 1, number), _bpf(_RET_K, 0, 0, action)]
+
+
+def _refuse_if(
+    number: int, argument: int, test: int, value: int, when: bool, action: int
+) -> list[bytes]:
+    """Return ``action`` for call ``number`` when ``test`` (``_JEQ_K`` or ``_JSET_K``) of the
+    low word of its ``argument`` against ``value`` comes out ``when``; allow it otherwise.
+    Both ends return, so the accumulator's reload costs the rules after it nothing."""
+    return [
+        _bpf(_JEQ_K, 0, 4, number),
+        _bpf(_LD_W_ABS, 0, 0, 16 + 8 * argument),  # seccomp_data.args[argument], low word
+        _bpf(test, 0, 1, value) if when else _bpf(test, 1, 0, value),
+        _bpf(_RET_K, 0, 0, action),
+        _bpf(_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
+    ]
+
+
 def seccomp_program(arch: tuple[int, dict[str, int]], no_new_files: bool = False) -> bytes:
     """The filter: kill a foreign architecture, refuse the listed calls, allow the rest;
     ``no_new_files``: refuse making any file or folder too (and opening with O_CREAT)."""
     audit_arch, numbers = arch
     eperm = _SECCOMP_RET_ERRNO | errno.EPERM
-    enomem = _SECCOMP_RET_ERRNO | errno.ENOMEM
     special = ("clone", "clone3", "prctl", *_OUT_OF_MEMORY)
-    plain = [n for name, n in numbers.items() if name not in special]
     out = [
         _bpf(_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
         _bpf(_JEQ_K, 1, 0, audit_arch),
@@ -122,53 +140,27 @@ def seccomp_program(arch: tuple[int, dict[str, int]], no_new_files: bool = False
     if audit_arch == _X86_64[0]:
         # x32 system calls carry bit 30: none of them is needed.
         out += [_bpf(_JGE_K, 0, 1, 0x40000000), _bpf(_RET_K, 0, 0, eperm)]
-    for number in plain:
-        out += [_bpf(_JEQ_K, 0, 1, number), _bpf(_RET_K, 0, 0, eperm)]
+    for name, number in numbers.items():
+        if name not in special:
+            out += _refuse(number, eperm)
     # Memory held in anonymous files is outside RLIMIT_AS and the worker's own footprint (a
     # worker that filled one would make the kernel's OOM killer look elsewhere): there is none.
     for name in _OUT_OF_MEMORY:
-        out += [_bpf(_JEQ_K, 0, 1, numbers[name]), _bpf(_RET_K, 0, 0, enomem)]
+        out += _refuse(numbers[name], _SECCOMP_RET_ERRNO | errno.ENOMEM)
     # clone3 passes its flags in memory the filter cannot read: ENOSYS makes glibc use clone.
-    out += [
-        _bpf(_JEQ_K, 0, 1, numbers["clone3"]),
-        _bpf(_RET_K, 0, 0, _SECCOMP_RET_ERRNO | errno.ENOSYS),
-    ]
+    out += _refuse(numbers["clone3"], _SECCOMP_RET_ERRNO | errno.ENOSYS)
     # clone: threads only (CLONE_THREAD in the low word of the first argument).
-    out += [
-        _bpf(_JEQ_K, 0, 4, numbers["clone"]),
-        _bpf(_LD_W_ABS, 0, 0, 16),
-        _bpf(_JSET_K, 1, 0, _CLONE_THREAD),
-        _bpf(_RET_K, 0, 0, eperm),
-        _bpf(_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
-    ]
+    out += _refuse_if(numbers["clone"], 0, _JSET_K, _CLONE_THREAD, False, eperm)
     if no_new_files:
-        out += _creating_refused(audit_arch, eperm)
+        for number, flags_argument in _CREATING[audit_arch].values():
+            if flags_argument is None:
+                out += _refuse(number, eperm)
+            else:
+                out += _refuse_if(number, flags_argument, _JSET_K, _NEW_FILE_FLAGS, True, eperm)
     # prctl: everything but clearing or changing the parent-death signal.
-    out += [
-        _bpf(_JEQ_K, 0, 4, numbers["prctl"]),
-        _bpf(_LD_W_ABS, 0, 0, 16),
-        _bpf(_JEQ_K, 0, 1, PR_SET_PDEATHSIG),
-        _bpf(_RET_K, 0, 0, eperm),
-        _bpf(_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
-    ]
+    out += _refuse_if(numbers["prctl"], 0, _JEQ_K, PR_SET_PDEATHSIG, True, eperm)
     out.append(_bpf(_RET_K, 0, 0, _SECCOMP_RET_ALLOW))
     return b"".join(out)
-
-
-def _creating_refused(audit_arch: int, eperm: int) -> list[bytes]:
-    out = []
-    for number, flags_argument in _CREATING[audit_arch].values():
-        if flags_argument is None:
-            out += [_bpf(_JEQ_K, 0, 1, number), _bpf(_RET_K, 0, 0, eperm)]
-            continue
-        out += [
-            _bpf(_JEQ_K, 0, 4, number),
-            _bpf(_LD_W_ABS, 0, 0, 16 + 8 * flags_argument),  # the flags' low word
-            _bpf(_JSET_K, 0, 1, _NEW_FILE_FLAGS),
-            _bpf(_RET_K, 0, 0, eperm),
-            _bpf(_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
-        ]
-    return out
 
 
 def architecture() -> tuple[int, dict[str, int]] | None:
