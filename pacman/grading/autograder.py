@@ -290,11 +290,7 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
         jobs=1 if batch else args.jobs,
         game_secret=_game_secret(args, batch),
         lock_answers=args.lock_answers is not None,
-        other_copies=tuple(
-            os.path.abspath(path.strip())
-            for path in (args.lock_answers or "").split(",")
-            if path.strip()
-        ),
+        other_copies=tuple(os.path.abspath(path) for path in _words(args.lock_answers)),
         fresh_trees=tuple(_words(args.fresh_trees)),
     )
     job = GradingJob(
@@ -406,7 +402,7 @@ def _check_combinations(args: argparse.Namespace) -> None:
 
 def _student_names(args: argparse.Namespace) -> list[str]:
     if args.student_code:
-        return [n.strip() for n in args.student_code.split(",") if n.strip()]
+        return _words(args.student_code)
     if args.code_root:
         return ["multiAgents.py"]
     return []
