@@ -19,7 +19,7 @@ from typing import Any
 
 from pacman.commandline import CommandParser
 from pacman.errors import PacmanError, UsageError, machine_problem
-from pacman.grading.options import GradingJob, GradingOptions, SuiteRequest
+from pacman.grading.options import HIDDEN_VISIBILITIES, GradingJob, GradingOptions, SuiteRequest
 from pacman.sandbox.config import ISOLATION_MODES, Limits
 from pacman.seeding import new_secret, read_secret
 
@@ -254,8 +254,8 @@ def _course(add: Any) -> None:
     add(
         "--hidden-visibility",
         dest="hidden_visibility",
-        choices=("after_published", "after_due_date", "hidden"),
-        default="after_published",
+        choices=HIDDEN_VISIBILITIES,
+        default=HIDDEN_VISIBILITIES[0],
         help="Gradescope visibility of the --hidden tests (default after_published)",
     )
     add(
@@ -385,7 +385,7 @@ def _check_combinations(args: argparse.Namespace) -> None:
             "--submissions, -t and --generate-solutions"
         )
     if not args.gradescope_bundle:
-        if args.hidden or args.hidden_visibility != "after_published":
+        if args.hidden or args.hidden_visibility != HIDDEN_VISIBILITIES[0]:
             raise UsageError("--hidden and --hidden-visibility go with --gradescope-bundle ZIP")
         if args.leaderboard and not args.submissions:
             raise UsageError("--leaderboard goes with --gradescope-bundle ZIP or --submissions DIR")

@@ -26,15 +26,13 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from pacman.errors import PacmanError, UsageError
-from pacman.grading.options import GradingJob, GradingOptions
+from pacman.grading.options import HIDDEN_VISIBILITIES, GradingJob, GradingOptions
 from pacman.sandbox import untrusted
 from pacman.seeding import mixed_secret, new_secret
 
 BUNDLE_FORMAT = "pacman-gradescope-bundle"
 BUNDLE_VERSION = 2  # 2: the grading options as JSON, no longer as autograder flags
 CONFIG_NAME = "pacman-bundle.json"
-#: Gradescope's visibilities a hidden test may get (``visible`` is the default of the rest).
-HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
 
 _SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, while it builds the autograder's image.
@@ -313,7 +311,7 @@ def gradescope_results(
 
     base = results_json(run, mute)
     hidden = set(config.get("hidden", []))
-    when = config.get("hidden_visibility", "after_published")
+    when = config.get("hidden_visibility", HIDDEN_VISIBILITIES[0])
     tests: list[dict[str, Any]] = []
     held_back = []
     for number, question in enumerate(run.questions, start=1):

@@ -17,6 +17,9 @@ from typing import Any
 
 from pacman.sandbox.config import Limits, SandboxConfig
 
+#: Gradescope's visibilities a hidden test may get (``visible`` is the default of the rest).
+HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
+
 
 @dataclass(frozen=True)
 class GradingOptions:
@@ -115,7 +118,7 @@ class GradingJob:
     leaderboard: bool = False
     bundle: str | None = None  # --gradescope-bundle ZIP: pack, not grade
     hidden: str | None = None  # the bundle's hidden questions and tests
-    hidden_visibility: str = "after_published"
+    hidden_visibility: str = HIDDEN_VISIBILITIES[0]
     in_bundle: bool = False  # graded by a Gradescope bundle: grades leave the run
     hide: tuple[str, ...] = ()  # more folders the code graded must not see
     new_suite: SuiteRequest | None = None  # --generate-suite: write a suite, grade nothing
