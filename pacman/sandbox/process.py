@@ -74,10 +74,6 @@ OOM_MARK_EVERY = 0.05
 _BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.sandbox.inside import main; main(sys.argv[1:3])"
 
 
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(os.path.join(folder, ""))
-
-
 class OverLimit(protocol.Timeout):
     """The worker went over a limit other than time (threads, scratch space): it is stopped,
     and the message names the limit."""
