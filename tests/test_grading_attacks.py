@@ -28,7 +28,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,15 +98,6 @@ def _processes_mentioning(text: str) -> list[int]:
         if text.encode() in environ or text.encode() in cmdline:
             found.append(int(entry))
     return found
-
-
-@pytest.fixture
-def arena():
-    """A folder every user may enter, removed afterwards (tmp_path is root's alone)."""
-    base = Path(tempfile.mkdtemp(prefix="pacman-attacks-"))
-    base.chmod(0o755)
-    yield base
-    shutil.rmtree(base, ignore_errors=True)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -35,16 +34,6 @@ needs_root = pytest.mark.skipif(
 needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkeley not present")
 
 MUTANT = "broken_ab_equality"
-
-
-@pytest.fixture
-def arena():
-    """A folder every user may enter (the Docker-capability grader's students run as
-    other uids), removed afterwards."""
-    base = Path(tempfile.mkdtemp(prefix="pacman-gradescope-"))
-    base.chmod(0o755)
-    yield base
-    shutil.rmtree(base, ignore_errors=True)
 
 
 def _suite(arena: Path) -> Path:

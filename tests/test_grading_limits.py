@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,14 +104,6 @@ def memory_cgroup(megabytes: int) -> contextlib.AbstractContextManager[Path]:
     return child_cgroup(
         "memory", {"memory.limit_in_bytes": limit, "memory.max": limit, "memory.swap.max": "0"}
     )
-
-
-@pytest.fixture
-def arena() -> Iterator[Path]:
-    base = Path(tempfile.mkdtemp(prefix="pacman-limits-"))
-    base.chmod(0o755)
-    yield base
-    shutil.rmtree(base, ignore_errors=True)
 
 
 def _batch(arena: Path, hand_ins: dict[str, str]) -> tuple[Path, list[str]]:

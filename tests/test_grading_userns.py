@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -39,14 +38,6 @@ def test_submission_ids_come_from_what_the_user_namespace_maps():
     assert submission_ids_in(podman, podman) == range(1000, 65534)
     # Only ids mapped for groups as well as users; the larger of the two sides of nobody.
     assert submission_ids_in([range(0, 200_000)], [range(60_000, 200_000)]) == range(65536, 200_000)
-
-
-@pytest.fixture
-def arena():
-    base = Path(tempfile.mkdtemp(prefix="pacman-userns-"))
-    base.chmod(0o755)
-    yield base
-    shutil.rmtree(base, ignore_errors=True)
 
 
 def _three_jobs(arena: Path) -> dict[str, list[str]]:
