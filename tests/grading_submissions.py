@@ -286,6 +286,18 @@ def make_mini(root: Path, tests_by_question: dict[str, list[str]] = MINI) -> Pat
     return suite
 
 
+def one_game_question(root: Path, test_text: str, max_points: int) -> Path:
+    """A suite of one partial-credit question q1 holding one test, ``test_text``."""
+    suite = root / "suite"
+    (suite / "q1").mkdir(parents=True)
+    (suite / "CONFIG").write_text('order: "q1"\n')
+    (suite / "q1" / "CONFIG").write_text(
+        f'max_points: "{max_points}"\nclass: "PartialCreditQuestion"\n'
+    )
+    (suite / "q1" / "grade-agent.test").write_text(test_text)
+    return suite
+
+
 def cs188_questions(root: Path, questions: tuple[str, ...] = ("q2", "q3", "q4")) -> Path:
     """A suite of CS188's ``questions``, whole (their trees and recorded games)."""
     suite = root / "cs188"

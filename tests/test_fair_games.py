@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from ghost_oracle import ORACLE, assert_no_better_than_chance, oracle_games
+from grading_submissions import one_game_question
 
 from pacman import run_game
 from pacman.game import Game
@@ -84,15 +85,6 @@ def _autograde(*flags: object, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
-def _suite(tmp_path: Path) -> Path:
-    suite = tmp_path / "suite"
-    (suite / "q1").mkdir(parents=True)
-    (suite / "CONFIG").write_text('order: "q1"\n')
-    (suite / "q1" / "CONFIG").write_text('max_points: "1"\nclass: "PartialCreditQuestion"\n')
-    (suite / "q1" / "grade-agent.test").write_text(GRADED)
-    return suite
-
-
 def _report(results: dict) -> str:
     return "\n".join(test["output"] for test in results["tests"])
 
@@ -102,7 +94,7 @@ def _scores(results: dict) -> str:
 
 
 def test_graded_games_cannot_be_predicted_and_repeat_with_their_secret(oracle_file, tmp_path):
-    suite = _suite(tmp_path)
+    suite = one_game_question(tmp_path, GRADED, 1)
     runs = []
     for name, secret in (("a", []), ("b", []), ("c", ["--game-secret", "x"]), ("d", [])):
         results = tmp_path / f"{name}.json"
@@ -123,7 +115,7 @@ def test_graded_games_cannot_be_predicted_and_repeat_with_their_secret(oracle_fi
 
 
 def test_a_leaderboard_cannot_be_predicted(oracle_file, tmp_path):
-    suite = _suite(tmp_path)
+    suite = one_game_question(tmp_path, GRADED, 1)
     hand_ins = tmp_path / "submissions"
     for name in ("first", "second"):
         (hand_ins / name).mkdir(parents=True)

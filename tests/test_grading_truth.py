@@ -10,7 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from grading_submissions import BERKELEY, HONEST, SMALL, make_mini, submission_text
+from grading_submissions import (
+    BERKELEY,
+    HONEST,
+    SMALL,
+    make_mini,
+    one_game_question,
+    submission_text,
+)
 
 from pacman.grading import main
 from pacman.grading.diagnose import ROOT_SCORED_HINT
@@ -54,15 +61,6 @@ scoreThresholds: "300 400"
 """
 
 
-def _suite(root: Path, test_text: str) -> Path:
-    suite = root / "suite"
-    (suite / "q1").mkdir(parents=True)
-    (suite / "CONFIG").write_text('order: "q1"\n')
-    (suite / "q1" / "CONFIG").write_text('max_points: "3"\nclass: "PartialCreditQuestion"\n')
-    (suite / "q1" / "grade-agent.test").write_text(test_text)
-    return suite
-
-
 def _grade(suite: Path, code: Path) -> tuple[int, str]:
     done = subprocess.run(
         [
@@ -85,7 +83,7 @@ def _grade(suite: Path, code: Path) -> tuple[int, str]:
 
 
 def test_a_slow_legal_agent_gets_the_same_grade_on_a_busy_machine(tmp_path):
-    suite = _suite(tmp_path, SLOW_TEST)
+    suite = one_game_question(tmp_path, SLOW_TEST, 3)
     code = tmp_path / "student"
     code.mkdir()
     (code / "multiAgents.py").write_text(SLOW_AGENT)
@@ -107,7 +105,7 @@ def test_a_slow_legal_agent_gets_the_same_grade_on_a_busy_machine(tmp_path):
 
 def test_a_game_over_its_cpu_limit_is_a_timeout_named_with_the_limit(tmp_path):
     # The same agent burning 3 s: over the 2 s the test allows per move and per game.
-    suite = _suite(tmp_path, SLOW_TEST)
+    suite = one_game_question(tmp_path, SLOW_TEST, 3)
     code = tmp_path / "student"
     code.mkdir()
     (code / "multiAgents.py").write_text(SLOW_AGENT.replace("BURN = 1.2", "BURN = 3"))
@@ -123,7 +121,7 @@ def test_a_game_over_its_cpu_limit_is_a_timeout_named_with_the_limit(tmp_path):
 
 
 def test_grading_scheme_lines_read_as_cs188s(tmp_path):
-    suite = _suite(tmp_path, SLOW_TEST.replace('maxTime: "2"', 'maxTime: "20"'))
+    suite = one_game_question(tmp_path, SLOW_TEST.replace('maxTime: "2"', 'maxTime: "20"'), 3)
     code = tmp_path / "student"
     code.mkdir()
     (code / "multiAgents.py").write_text(SLOW_AGENT.replace("BURN = 1.2", "BURN = 0"))
