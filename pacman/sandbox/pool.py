@@ -39,10 +39,8 @@ class WorkerPool:
         """Take ``worker`` (started with this pool's config, e.g. by :func:`probe_protections`)
         as the first to hand out."""
         with self._lock:
-            self._all.append(worker)
+            self._keep(worker)
             self._spare.append(worker)
-            if not self.protections:
-                self.protections = worker.protections
 
     def release(self) -> None:
         """Hand this thread's worker to the next thread that needs one (it stays alive)."""
@@ -65,10 +63,15 @@ class WorkerPool:
             worker = self._start()
             self._local.worker = worker
             with self._lock:
-                self._all.append(worker)
-                if not self.protections:
-                    self.protections = worker.protections
+                self._keep(worker)
         return worker
+
+    def _keep(self, worker: WorkerProcess) -> None:
+        """Count ``worker`` among the pool's (closed with it); the first one's proof is the
+        pool's. Called with the lock held."""
+        self._all.append(worker)
+        if not self.protections:
+            self.protections = worker.protections
 
     def _start(self) -> WorkerProcess:
         while True:
