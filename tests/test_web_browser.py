@@ -57,7 +57,8 @@ class Pacman:
         )
         self.lines: list[str] = []
         self._new = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
         first = self.wait_for("the game is at ")
         self.url = re.search(r"(http://127\.0\.0\.1:\d+/\?token=[\w-]+)", first).group(1)
 
@@ -73,8 +74,12 @@ class Pacman:
             return next(line for line in self.lines if text in line)
 
     def end(self) -> tuple[int, str]:
-        out, _ = self.process.communicate(timeout=60)
-        return self.process.returncode, out
+        """The exit status and stdout, once every stderr line is in :attr:`lines` (stderr is
+        the reader thread's alone: ``communicate`` would take lines from under it)."""
+        code = self.process.wait(timeout=60)  # (its stdout is a few summary lines)
+        out = self.process.stdout.read()
+        self._reader.join(timeout=60)
+        return code, out
 
 
 def shots(tmp_path: Path) -> Path:
