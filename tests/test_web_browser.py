@@ -168,6 +168,29 @@ def test_keys_on_the_page_move_pacman_and_tabs_come_and_go(browser, tmp_path):
     assert "pacman: Esc pressed in the browser; stopping" in game.lines
 
 
+def test_the_keyboard_s_start_notice_goes_once_the_game_moves(browser, tmp_path):
+    game = Pacman("-l", "smallClassic", "-k", "1", "--seed", "2", "--frameTime", "0.1")
+    page = browser.new_page(viewport={"width": 900, "height": 640})
+    try:
+        page.goto(game.url)
+        page.wait_for_function("window.board.live.notice !== ''")
+        waiting = page.evaluate("board.live.notice")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function("window.board.last() >= 3")
+        page.keyboard.press("Space")  # a pause's status carries the old notice: not shown again
+        page.wait_for_function("window.board.live.paused && window.board.live.notice === ''")
+        page.keyboard.press("Space")
+        page.wait_for_function("window.board.last() >= 12 && !window.board.live.paused")
+        after = page.evaluate("[board.live.notice, board.last()]")
+        page.screenshot(path=shots(tmp_path) / "web-keyboard.png")
+        page.keyboard.press("Escape")
+        game.end()
+    finally:
+        page.close()
+    assert waiting == "press an arrow key or WASD to start"
+    assert after[0] == "" and after[1] >= 12
+
+
 # ----------------------------------------------------------------------- trees
 
 OPEN_CHECK = """() => {

@@ -19,6 +19,9 @@ HINT = (
     "V shows the values, arrows or WASD steer when you play; the slider looks back"
 )
 
+#: How long a notice stays at least, in milliseconds (the window's: 1.5 s).
+NOTICE_MS = 1500
+
 _LIVE = r"""
 (function () {
   "use strict";
@@ -31,8 +34,24 @@ _LIVE = r"""
   const on = (name, handle) => source.addEventListener(name, e => handle(JSON.parse(e.data)));
   hint.textContent = "waiting for the game...";
   on("game", data => { board.load(data); board.go(board.last()); hint.textContent = HINT; });
-  on("frame", m => board.push(m.f, m.n));
-  on("status", s => { live.paused = s.paused; live.notice = s.notice; board.status(); });
+  // A notice lasts as the window's does: until the game moves on after it, and at least
+  // NOTICE_MS ("press an arrow key" while the game waits, "frame time 0.05 s" for a moment).
+  // (The server sends its notice with every status, a pause's too: only a new one is shown.)
+  let sent = "", noticeSince = 0, movedSince = false;
+  const dropNotice = () => { live.notice = ""; board.status(); };
+  const noticeOver = () => movedSince && performance.now() - noticeSince >= NOTICE_MS;
+  on("frame", m => {
+    board.push(m.f, m.n); movedSince = true;
+    if (live.notice && noticeOver()) dropNotice();
+  });
+  on("status", s => {
+    live.paused = s.paused;
+    if (s.notice !== sent) {
+      sent = live.notice = s.notice; noticeSince = performance.now(); movedSince = false;
+      if (s.notice) setTimeout(() => { if (live.notice === s.notice && noticeOver()) dropNotice(); }, NOTICE_MS);
+    }
+    board.status();
+  });
   on("end", m => board.finish(m.end));
   on("bye", () => {
     source.close(); board.live = null; board.status();
@@ -64,7 +83,7 @@ _LIVE = r"""
 
 def live_page(token: str) -> str:
     """The live view's page; ``token`` goes with its requests to the server."""
-    script = SCRIPT + f"const HINT = {json.dumps(HINT)};\n" + _LIVE
+    script = SCRIPT + f"const HINT = {json.dumps(HINT)}, NOTICE_MS = {NOTICE_MS};\n" + _LIVE
     return page(
         "Pac-Man, live",
         STYLE,
