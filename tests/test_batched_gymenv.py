@@ -205,6 +205,99 @@ def test_one_game_env_refuses_a_finished_episode_and_masks_as_pacman_env():
             int(rng.choice(np.flatnonzero(info["action_mask"])))
         )
         assert not truncated
-    assert info["action_mask"].tolist() == [0] * 5
+    assert info["action_mask"].tolist() == [0, 1, 0, 0, 0]  # Stop alone: never an empty mask
     with pytest.raises(PacmanError, match=r"episode has ended"):
         env.step(1)
+
+
+# ------------------------------------------------------------ Gymnasium's conventions
+
+
+@pytest.mark.parametrize("vector", [PacmanBatchedVectorEnv, PacmanVectorEnv])
+@pytest.mark.parametrize(
+    ("given", "same_step"),
+    [(AutoresetMode.SAME_STEP, True), (AutoresetMode.NEXT_STEP, False), ("SameStep", True),
+     ("NextStep", False), ("same_step", True), ("next_step", False)],
+)  # fmt: skip
+def test_autoreset_mode_takes_gymnasium_s_enum_and_names_as_sync_does(vector, given, same_step):
+    envs = vector(2, layout="smallClassic", autoreset_mode=given)
+    wanted = AutoresetMode.SAME_STEP if same_step else AutoresetMode.NEXT_STEP
+    assert (envs.same_step, envs.metadata["autoreset_mode"]) == (same_step, wanted)
+    if isinstance(given, AutoresetMode) or given[0].isupper():  # Gymnasium's own forms
+        sync = SyncVectorEnv(
+            [lambda: PacmanBatchedEnv(layout="smallClassic")], autoreset_mode=given
+        )
+        assert sync.metadata["autoreset_mode"] == wanted
+
+
+@pytest.mark.parametrize("vector", [PacmanBatchedVectorEnv, PacmanVectorEnv])
+def test_an_autoreset_mode_without_a_pacman_meaning_is_one_line(vector):
+    with pytest.raises(PacmanError) as refused:
+        vector(2, autoreset_mode=AutoresetMode.DISABLED)
+    assert str(refused.value) == (
+        "autoreset_mode must be one of 'next_step', 'same_step' (or Gymnasium's AutoresetMode "
+        "of the same name), not <AutoresetMode.DISABLED: 'Disabled'>"
+    )
+
+
+@pytest.mark.parametrize("vector", [PacmanBatchedVectorEnv, PacmanVectorEnv])
+def test_np_random_seed_is_each_game_s_seed_as_sync_gives_it(vector):
+    envs = vector(2, layout="smallClassic")
+    sync = SyncVectorEnv([lambda: PacmanBatchedEnv(layout="smallClassic")] * 2)
+    for seed in (3, [7, 20]):
+        envs.reset(seed=seed)
+        sync.reset(seed=seed)
+        assert envs.np_random_seed == sync.np_random_seed == ((3, 4) if seed == 3 else (7, 20))
+    envs.reset()  # no seed: the games go on, their seeds as they were
+    sync.reset()
+    assert envs.np_random_seed == sync.np_random_seed == (7, 20)
+    envs.reset(seed=9, options={"reset_mask": np.array([False, True])})
+    assert envs.np_random_seed == (7, 10)
+
+
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_a_finished_game_s_mask_is_stop_alone_as_sync_s(mode):
+    kwargs = dict(layout="minimaxClassic", max_episode_steps=None)
+    batched = PacmanBatchedVectorEnv(3, autoreset_mode=mode, **kwargs)
+    sync = SyncVectorEnv(
+        [lambda: gym.make(f"pacman.envs:{BATCHED_ID}", **kwargs)] * 3,
+        autoreset_mode=mode.title().replace("_", ""),
+    )
+    batched.reset(seed=1)
+    sync.reset(seed=1)
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(60):
+        actions = rng.integers(0, 5, size=3)
+        got, expected = batched.step(actions), sync.step(actions)
+        assert_same(got, expected, "step")
+        info = got[4]
+        if mode == "same_step":  # the finished games' last info, beside the restarted ones'
+            over = info.get("_final_info", np.zeros(3, dtype=bool))
+            masks = info["final_info"]["action_mask"] if over.any() else None
+        else:
+            over, masks = got[2], info["action_mask"]
+        for game in np.flatnonzero(over):
+            assert masks[game].tolist() == [0, 1, 0, 0, 0]
+            ended += 1
+        assert info["action_mask"].sum(axis=1).min() >= 1  # no row without an action
+    assert ended >= 3
+
+
+@pytest.mark.parametrize("vector", [PacmanBatchedVectorEnv, PacmanVectorEnv])
+def test_a_closed_env_refuses_to_step_or_reset_in_one_line(vector):
+    envs = vector(2, layout="smallClassic")
+    envs.reset(seed=0)
+    envs.close()
+    name = vector.__name__
+    for call in (lambda: envs.step(np.ones(2, dtype=np.int64)), lambda: envs.reset(seed=0)):
+        with pytest.raises(PacmanError) as refused:
+            call()
+        assert str(refused.value) == (
+            f"{name} is closed: make a new one to play (close() ends it for good)"
+        )
+    one = PacmanBatchedEnv(layout="smallClassic")
+    one.reset(seed=0)
+    one.close()
+    with pytest.raises(PacmanError, match=r"^PacmanBatchedVectorEnv is closed"):
+        one.step(1)

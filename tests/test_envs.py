@@ -285,7 +285,7 @@ def test_action_mask_matches_the_legal_actions_and_rewards_are_score_changes():
         if terminated or truncated:
             assert total == after.get_score()
             if terminated:
-                assert info["action_mask"].tolist() == [0, 0, 0, 0, 0]
+                assert info["action_mask"].tolist() == [0, 1, 0, 0, 0]  # Stop alone
             episodes += 1
             total = 0.0
             _, info = env.reset()

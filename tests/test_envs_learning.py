@@ -122,11 +122,14 @@ def test_action_masks_agree_with_info_and_the_legal_actions_on_1000_states():
         for _ in range(400):
             masks = env.action_masks()
             assert masks.dtype == bool
-            legal = [] if env.state.is_terminal() else env.state.get_legal_actions(0)
+            ended = env.state.is_terminal()
+            legal = ["Stop"] if ended else env.state.get_legal_actions(0)  # never an empty mask
             assert [ACTIONS[i] for i in np.flatnonzero(masks)] == legal
             assert np.array_equal(masks, info["action_mask"].astype(bool))
             rows = env._raw_observation().reshape(5, -1)
-            assert np.array_equal(rows[:, _column("legal")].astype(bool), masks)
+            # The features describe the board: no move is left in an ended game.
+            features = np.zeros(5, dtype=bool) if ended else masks
+            assert np.array_equal(rows[:, _column("legal")].astype(bool), features)
             checked += 1
             if env.state.is_terminal():
                 _, info = env.reset()

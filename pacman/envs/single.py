@@ -22,6 +22,10 @@ from pacman.state import SCARED_TIME, GameState
 
 #: Action ``i`` of ``Discrete(5)`` is ``ACTIONS[i]``: the game's legal-action order.
 ACTIONS: tuple[str, ...] = ACTION_ORDER
+#: The mask of a game that has ended: Stop alone, so that a mask is never empty (a masked
+#: sampler or policy has an action to take in the step that autoreset ignores).
+ENDED_MASK = action_mask([STOP], ACTIONS)
+ENDED_MASK.flags.writeable = False
 
 _GHOST_ALIASES = {"random": "RandomGhost", "directional": "DirectionalGhost"}
 GhostFactory = Callable[[int, random.Random], Any]
@@ -116,7 +120,8 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
     | 4 | South |
 
     ``info["action_mask"]`` (``int8``, shape ``(5,)``) marks the legal actions
-    of the returned state (all zeros once the episode has terminated); pass it
+    of the returned state (Stop alone once the episode has terminated: a mask
+    is never empty); pass it
     to ``action_space.sample(mask=...)``. An illegal action (into a wall) is
     played as ``Stop`` by default (``illegal_action="stop"``), because generic
     RL code and Gymnasium's checker sample the whole space; ``info["illegal"]``
@@ -266,7 +271,7 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
         self.state: GameState | None = None
         # Pac-Man's legal actions depend only on its cell: (legal names, mask) per cell.
         self._legal_cache: dict[tuple[float, float], tuple[frozenset[str], np.ndarray]] = {}
-        self._no_actions = np.zeros(len(ACTIONS), dtype=np.int8)
+        self._ended = (frozenset({STOP}), ENDED_MASK)
         # The moves of the current step, kept only to animate them in "human" mode.
         self._moves: list[tuple[int, str, GameState]] | None = (
             [] if render_mode == "human" else None
@@ -374,7 +379,7 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
 
     def _legal(self, state: GameState) -> tuple[frozenset[str], np.ndarray]:
         if state.is_terminal():
-            return frozenset(), self._no_actions
+            return self._ended
         position = state.get_pacman_position()
         entry = self._legal_cache.get(position)
         if entry is None:

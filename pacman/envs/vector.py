@@ -29,18 +29,33 @@ try:
     }
 except ImportError:  # gymnasium 1.0 has next-step autoreset only, and no name for it
     _AUTORESET_MODES = {"next_step": None}
+#: Gymnasium's own names of the modes (``AutoresetMode.SAME_STEP.value``), as SyncVectorEnv
+#: takes them too.
+_GYMNASIUM_NAMES = {"NextStep": "next_step", "SameStep": "same_step"}
 
 
 def autoreset_setting(autoreset_mode: Any, metadata: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
-    """Whether ``autoreset_mode`` (an ``AutoresetMode`` or its value) resets in the same step,
-    and ``metadata`` naming it where this gymnasium has names for the modes."""
-    mode = getattr(autoreset_mode, "value", autoreset_mode)
+    """Whether ``autoreset_mode`` (an ``AutoresetMode``, its value or ``"same_step"``) resets in
+    the same step, and ``metadata`` naming it where this gymnasium has names for the modes."""
+    value = getattr(autoreset_mode, "value", autoreset_mode)
+    mode = _GYMNASIUM_NAMES.get(value, value) if isinstance(value, str) else None
     if mode not in _AUTORESET_MODES:
         known = ", ".join(repr(name) for name in _AUTORESET_MODES)
-        raise PacmanError(f"autoreset_mode must be one of {known}, not {autoreset_mode!r}")
+        raise PacmanError(
+            f"autoreset_mode must be one of {known} (or Gymnasium's AutoresetMode of the same "
+            f"name), not {autoreset_mode!r}"
+        )
     if _AUTORESET_MODES[mode] is not None:
         metadata = {**metadata, "autoreset_mode": _AUTORESET_MODES[mode]}
     return mode == "same_step", metadata
+
+
+def check_open(env: VectorEnv) -> None:
+    """PacmanError if ``env`` was closed: its games are gone, a step would play nothing real."""
+    if env.closed:
+        raise PacmanError(
+            f"{type(env).__name__} is closed: make a new one to play (close() ends it for good)"
+        )
 
 
 class PacmanVectorEnv(VectorEnv):
@@ -107,6 +122,7 @@ class PacmanVectorEnv(VectorEnv):
         seed: int | list[int | None] | None = None,
         options: dict[str, Any] | None = None,
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        check_open(self)
         if seed is None:
             seeds: list[int | None] = [None] * self.num_envs
         elif isinstance(seed, int):
@@ -132,6 +148,7 @@ class PacmanVectorEnv(VectorEnv):
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        check_open(self)
         finished = self._play(actions)
         if self.same_step:
             info = self._restart(finished)
@@ -187,6 +204,11 @@ class PacmanVectorEnv(VectorEnv):
             final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy()
         )
         return info
+
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
+        """Each game's seed, as ``SyncVectorEnv`` gives it: ``(3, 4)`` after ``reset(seed=3)``."""
+        return tuple(env.np_random_seed for env in self.envs)
 
     def render(self) -> tuple[Any, ...] | None:
         if self.render_mode is None:

@@ -28,8 +28,8 @@ from pacman.directions import ACTION_ORDER
 from pacman.envs.batched.encoders import BatchedFeatures, BatchedGrid, BatchedWindow
 from pacman.envs.batched.engine import BatchedGames
 from pacman.envs.compact import FEATURE_NAMES
-from pacman.envs.single import check_illegal_action, check_observation
-from pacman.envs.vector import autoreset_setting
+from pacman.envs.single import ENDED_MASK, check_illegal_action, check_observation
+from pacman.envs.vector import autoreset_setting, check_open
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.layout import Layout, load_layout
 from pacman.mazegen import is_spec, parse_spec
@@ -116,6 +116,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         self._illegal = np.zeros(num_envs, dtype=bool)
         self._all = np.ones(num_envs, dtype=bool)
         self._seeded = False
+        self._game_seeds: list[int] = [-1] * num_envs  # -1: not started yet
 
     def _set_observation(self, kind: str, per_ghost_channels: bool, radius: int) -> None:
         games = self.games
@@ -142,6 +143,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         seed: int | list[int | None] | None = None,
         options: dict[str, Any] | None = None,
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        check_open(self)
         chosen = self._all
         if options and "state" in options:
             raise PacmanError("the batched engine starts games from their layout: no 'state'")
@@ -177,11 +179,21 @@ class PacmanBatchedVectorEnv(VectorEnv):
             return None  # the games go on drawing from their streams
         fresh = np.random.SeedSequence().generate_state(self.num_envs * 2, np.uint64)
         self._seeded = True
-        return [int(fresh[i]) if seeds[i] is None else int(seeds[i]) for i in games.tolist()]
+        chosen = [int(fresh[i]) if seeds[i] is None else int(seeds[i]) for i in games.tolist()]
+        for game, game_seed in zip(games.tolist(), chosen, strict=True):
+            self._game_seeds[game] = game_seed
+        return chosen
+
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
+        """The seed each game was last started with, as ``SyncVectorEnv`` gives it: ``(3, 4)``
+        after ``reset(seed=3)``; -1 before the first reset."""
+        return tuple(self._game_seeds)
 
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        check_open(self)
         games = self.games
         actions = self._check_actions(actions)
         restarting = np.flatnonzero(self._autoreset) if self._autoreset.any() else None
@@ -281,7 +293,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         """The batched info; after a partial reset only the ``chosen`` games have entries."""
         games = self.games
         info = {
-            "action_mask": games.legal_mask(),
+            "action_mask": self._pacman_masks(),
             "score": games.scores.astype(np.float64),
             "illegal": self._illegal.copy(),
         }
@@ -301,7 +313,15 @@ class PacmanBatchedVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, 5)`` booleans: each game's legal actions (sb3-contrib's convention)."""
-        return self.games.legal_mask().astype(bool)
+        return self._pacman_masks().astype(bool)
+
+    def _pacman_masks(self) -> np.ndarray:
+        """``(num_envs, 5)`` ``int8``: each game's legal actions, Stop alone where it has ended
+        (as ``PacmanEnv``'s: a mask is never empty)."""
+        games = self.games
+        masks = games.legal_mask()
+        masks[games.is_over()] = ENDED_MASK
+        return masks
 
 
 class PacmanBatchedEnv(gym.Env):
@@ -340,9 +360,12 @@ class PacmanBatchedEnv(gym.Env):
         self._over = bool(terminations[0])
         return observations[0], float(rewards[0]), self._over, False, _first(info)
 
+    def close(self) -> None:
+        self.vector.close()
+
     def action_mask(self) -> np.ndarray:
         """The legal actions now as an ``int8`` mask."""
-        return self.vector.games.legal_mask()[0]
+        return self.vector.action_masks()[0].astype(np.int8)
 
     def action_masks(self) -> np.ndarray:
         """The legal actions as booleans (sb3-contrib's ``MaskablePPO`` calls this)."""
