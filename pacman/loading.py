@@ -30,7 +30,10 @@ USER_MODULE_PREFIX = "_pacman_user_"
 
 
 def parse_agent_args(text: str | None, flag: str = "-a") -> dict[str, str]:
-    """``"depth=3,evalFn=better"`` -> ``{"depth": "3", "evalFn": "better"}``; a bare key means ``"1"``."""
+    """``"depth=3,evalFn=better"`` -> ``{"depth": "3", "evalFn": "better"}``.
+
+    A key without ``=`` is refused: CS188 read ``-a depth`` as ``depth=1``, which nobody means.
+    """
     options: dict[str, str] = {}
     if not text:
         return options
@@ -41,9 +44,14 @@ def parse_agent_args(text: str | None, flag: str = "-a") -> dict[str, str]:
         key = key.strip()
         if not key.isidentifier():
             raise UsageError(f"{flag} {text!r}: {part!r} is not of the form key=value")
+        if not sep:
+            raise UsageError(f"{flag} {text!r}: {key} has no value; write {key}=VALUE" + (
+                f" (or {last}={options[last]}:{key}: {flag} splits on commas)"
+                if (last := next(reversed(options), None)) else ""
+            ))  # fmt: skip
         if key in options:
             raise UsageError(f"{flag} {text!r}: {key} is given twice; give it once")
-        options[key] = value.strip() if sep else "1"
+        options[key] = value.strip()
     return options
 
 

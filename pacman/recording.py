@@ -38,6 +38,7 @@ gives each wrapped node.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -70,6 +71,19 @@ class ExpansionLog:
         #: ``(node, action, value)`` for each call ``(state, action)``: a reflex agent scoring
         #: the move ``action`` from ``node`` (CS188's ``evaluationFunction(state, action)``).
         self.move_evaluations: list[tuple[int | None, Any, float]] = []
+        self._report_at = sys.maxsize  # no reports unless asked for
+        self._report_step = 0
+        self._report: Callable[[int], None] | None = None
+
+    def report_every(self, step: int, report: Callable[[int], None]) -> None:
+        """Call ``report(count)`` each ``step`` successor calls (a progress line, or a limit that
+        raises: the exception goes through the search that made the call)."""
+        self._report_step, self._report, self._report_at = step, report, step
+
+    def _reached(self) -> None:
+        self._report_at += self._report_step
+        if self._report is not None:
+            self._report(len(self.entries))
 
     def wrap(self, state: Any) -> RecordingState:
         """``state`` wrapped so that successor calls on it (and its descendants) are logged here."""
@@ -160,6 +174,8 @@ class RecordingState(GameStateCamelCase):
         log = self._log
         log.parents.append(self._node)
         log.entries.append(Expansion(agent_index, action, self._state, child))
+        if len(log.entries) >= log._report_at:
+            log._reached()
         return RecordingState(child, log, len(log.entries) - 1)
 
     def generate_pacman_successor(self, action: str) -> RecordingState:

@@ -496,21 +496,23 @@ class _RecordEnd(PacmanError):
     """The record has no move for the agent to move (used up, or another agent's)."""
 
 
-def load_record(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read and check a game record written by ``--record``."""
+def load_record(path: str | os.PathLike[str], named: str | None = None) -> dict[str, Any]:
+    """Read and check a game record written by ``--record``; errors name it as ``named`` (the
+    caller's words for the input, ``--replay PATH`` by default)."""
+    named = named or f"--replay {path}"
     try:
         record = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
-        raise PacmanError(f"--replay {path}: cannot read ({error.strerror})") from None
+        raise PacmanError(f"{named}: cannot read ({error.strerror})") from None
     except json.JSONDecodeError as error:
         raise PacmanError(
-            f"--replay {path} line {error.lineno} column {error.colno}: not JSON ({error.msg})"
+            f"{named} line {error.lineno} column {error.colno}: not JSON ({error.msg})"
         ) from None
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise PacmanError(f'--replay {path}: not a game record (no "format": "{RECORD_FORMAT}")')
+        raise PacmanError(f'{named}: not a game record (no "format": "{RECORD_FORMAT}")')
     for key in ("layout", "layout_rows", "num_ghosts", "actions"):
         if key not in record:
-            raise PacmanError(f"--replay {path}: the record has no {key!r}")
+            raise PacmanError(f"{named}: the record has no {key!r}")
     return record
 
 

@@ -26,7 +26,7 @@ def build_parser(prog: str = "pacman tree") -> argparse.ArgumentParser:
         prog=prog,
         description="Draw the game tree a search agent expands from one state.",
         epilog="Examples: pacman tree -p AlphaBetaAgent -a depth=2 -l minimaxClassic --html t.html; "
-        "pacman tree --test test_cases/q3/0-lecture-6-tree.test; "
+        "pacman tree --test test_cases/q3/1-prune-at-min.test; "
         "pacman tree --replay game.json --move 12 -p ExpectimaxAgent -a depth=2 --text-ply 2",
     )
     add = parser.add_argument
@@ -132,6 +132,29 @@ def expected_agent_args(fields: dict[str, str], start: Any) -> dict[str, Any]:
     return config_from_test(alg, depth, start.tree).agent_args()
 
 
+#: The most successor calls a tree is drawn with: past it a page runs to tens of megabytes and
+#: the search to minutes (mediumClassic at depth 4 is 16,405 calls).
+MOST_CALLS = 100_000
+#: A long search says how far it has got each this many calls.
+PROGRESS_EVERY = 10_000
+
+
+def _watch_size(title: str) -> tuple[int, Any]:
+    """``observe``'s ``report``: a line each :data:`PROGRESS_EVERY` calls, a refusal at
+    :data:`MOST_CALLS`."""
+
+    def report(count: int) -> None:
+        if count >= MOST_CALLS:
+            raise UsageError(
+                f"{title}: the search passed {MOST_CALLS:,} successor calls, more than a page can "
+                "show; use a smaller depth (-a depth=N), fewer ghosts (-k) or a smaller layout"
+            )
+        line = f"pacman tree: searching, {count:,} successor calls so far (stops at {MOST_CALLS:,})"
+        print(line, file=sys.stderr, flush=True)
+
+    return PROGRESS_EVERY, report
+
+
 def _describe(state: Any) -> str:
     return str(state)
 
@@ -167,7 +190,9 @@ def run(options: argparse.Namespace) -> int:
         for k, v in args.items()
     )
     title = f"{cls.__name__} {shown} {where}".replace("  ", " ")
-    tree = observe(agent, state, algorithm=options.algorithm, title=title)
+    tree = observe(
+        agent, state, algorithm=options.algorithm, title=title, report=_watch_size(title)
+    )
     if tree.note:
         print(f"pacman tree: warning: {tree.note}", file=sys.stderr)
     if options.html:

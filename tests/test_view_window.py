@@ -172,7 +172,7 @@ def test_no_display_is_one_line_with_the_fix(monkeypatch):
     assert "\n" not in message
     assert message == (
         "cannot open a window: no display, DISPLAY and WAYLAND_DISPLAY are unset "
-        "(use -t or -q for text, --gif FILE to record)"
+        "(use --web for a browser, -t or -q for text, --gif FILE to record)"
     )
 
 
@@ -203,7 +203,7 @@ def test_the_cli_without_a_display_says_so_in_one_line_and_plays_in_text():
     assert len(warning) == 1
     assert warning[0].startswith(
         "pacman: cannot open a window: no display, DISPLAY and WAYLAND_DISPLAY are unset "
-        "(use -t or -q for text, --gif FILE to record)"
+        "(use --web for a browser, -t or -q for text, --gif FILE to record)"
     )
     assert "Score:" in out.stdout and "%%%%%%%%%%%%%%%%%%%%" in out.stdout  # the text board
 
@@ -223,7 +223,7 @@ def test_a_display_that_cannot_be_reached_is_one_line_too():
     lines = out.stdout.splitlines()
     assert len(lines) == 1, out
     assert lines[0].startswith("cannot open a window: ")
-    assert lines[0].endswith(" (use -t or -q for text, --gif FILE to record)")
+    assert lines[0].endswith(" (use --web for a browser, -t or -q for text, --gif FILE to record)")
     assert ":87" in lines[0]  # SDL's words vary with its version; the display is always named
 
 

@@ -402,7 +402,11 @@ def _check_combinations(args: argparse.Namespace) -> None:
 
 def _student_names(args: argparse.Namespace) -> list[str]:
     if args.student_code:
-        return _words(args.student_code)
+        names = _words(args.student_code)
+        for name in names:  # another file would be staged, never imported, and grade 0
+            if not name.endswith(".py"):
+                raise UsageError(f"--student-code {name}: not a Python file (a name ending .py)")
+        return names
     if args.code_root:
         return ["multiAgents.py"]
     return []

@@ -188,7 +188,7 @@ def _record(game: Any) -> dict[str, Any] | None:
     if isinstance(game, (str, os.PathLike)) and str(game).endswith(".json"):
         from pacman.runner import load_record
 
-        return load_record(Path(game))
+        return load_record(Path(game), f"pacman.show({str(game)!r})")
     return None
 
 

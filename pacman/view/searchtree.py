@@ -224,16 +224,20 @@ def observe(
     *,
     algorithm: str | None = None,
     title: str = "",
+    report: tuple[int, Callable[[int], None]] | None = None,
 ) -> SearchTree:
     """Ask ``agent`` for a move in ``state`` and return the tree its search walked.
 
     An exception from the agent becomes an :class:`AgentCrashed` naming the agent and where
-    in its code it failed.
+    in its code it failed. ``report`` is ``(step, report)``: ``report(count)`` each ``step``
+    successor calls of the search (:meth:`ExpansionLog.report_every`).
     """
     from pacman.agent import action_method
     from pacman.game import describe
 
     log = ExpansionLog()
+    if report is not None:
+        log.report_every(*report)
     watched: list[tuple[str, Any, bool]] = []
     for name in _EVALUATION_NAMES:
         function = getattr(agent, name, None)
