@@ -70,7 +70,9 @@ def missing_display() -> str | None:
 
 def _unavailable(reason: str) -> DisplayUnavailable:
     return DisplayUnavailable(
-        f"cannot open a window: {reason} (use --web for a browser, -t or -q for text, --gif FILE to record)", reason
+        f"cannot open a window: {reason} "
+        "(use --web for a browser, -t or -q for text, --gif FILE to record)",
+        reason,
     )
 
 
