@@ -36,9 +36,10 @@ def test_the_example_notebook_runs_and_its_output_holds_the_game():
         cell for cell in notebook.cells if cell.cell_type == "code"
     )
     # The same game, played here: the notebook's replay must be it, move for move.
-    spec = GameSpec("minimaxClassic", "AlphaBetaAgent", {"depth": "2"}, seed=1,
+    spec = GameSpec("minimaxClassic", "AlphaBetaAgent", {"depth": "2"}, seed=5,
                     catch_exceptions=True)  # fmt: skip
     expected = play(spec)
+    assert (expected.win, expected.score, expected.moves) == (True, 510, 37)  # a game it wins
     shown = [o for o in game_cell.outputs if "text/html" in o.get("data", {})]
     # The live view's last update is the replay; the cell's value is its summary.
     data = embedded_data(embedded_page(shown[0]["data"]["text/html"]), "replay-data")
@@ -75,3 +76,17 @@ def test_import_pacman_and_its_show_load_neither_ipython_nor_pygame():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert (out.returncode, out.stdout) == (0, "[]\n")
+
+
+SHOWN = re.compile(r"pacman\.show\(\s*(\"\w+Classic\".*?)\s*\)", re.DOTALL)
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/viewer.md"])
+def test_the_games_the_docs_show_are_won(doc):
+    import pacman
+
+    calls = SHOWN.findall((ROOT / doc).read_text(encoding="utf-8"))
+    assert calls  # the pattern still finds them
+    for call in calls:
+        game = eval(f"pacman.show({call}, live=False)", {"pacman": pacman})
+        assert (game.result.win, game.result.score) == (True, 1775), call

@@ -204,26 +204,29 @@ OPEN_CHECK = """() => {
   }).map(g => g.dataset.id);
   const line = nodes.filter(g => g.classList.contains("onpv"));
   const hidden = line.filter(g => !inside(g.querySelector(".shape").getBoundingClientRect(), view));
-  return {nodes: nodes.length, outside: labels, line: line.length, hidden: hidden.map(g => g.dataset.id)};
+  const root = nodes.find(g => g.dataset.id === "0");
+  return {nodes: nodes.length, outside: labels, line: line.length, hidden: hidden.map(g => g.dataset.id),
+          root: inside(root.querySelector(".shape").getBoundingClientRect(), view)};
 }"""
 
 
 @pytest.mark.parametrize(
-    ("name", "args"),
+    ("name", "args", "height"),
     [
-        ("tree-mediumClassic-depth3", ["-p", "AlphaBetaAgent", "-a", "depth=3"]),
-        ("tree-mcts", ["-p", "MCTSAgent", "-a", "simulations=60"]),
-        ("tree-big-values", ["-p", "ExpectimaxAgent", "-a", "depth=2,evalFn=better"]),
+        ("tree-mediumClassic-depth3-1024", ["-p", "AlphaBetaAgent", "-a", "depth=3"], 1024),
+        ("tree-mediumClassic-depth3", ["-p", "AlphaBetaAgent", "-a", "depth=3"], 720),
+        ("tree-mcts", ["-p", "MCTSAgent", "-a", "simulations=60"], 1024),
+        ("tree-big-values", ["-p", "ExpectimaxAgent", "-a", "depth=2,evalFn=better"], 720),
     ],
 )
-def test_a_tree_opens_with_its_chosen_line_in_view_and_its_values_inside_their_nodes(
-    browser, tmp_path, name, args
+def test_a_tree_opens_with_its_root_and_chosen_line_in_view_and_values_inside_their_nodes(
+    browser, tmp_path, name, args, height
 ):
     from pacman.cli import main
 
     page_file = tmp_path / f"{name}.html"
     assert main(["tree", *args, "-l", "mediumClassic", "-k", "2", "--html", str(page_file)]) == 0
-    page = browser.new_page(viewport={"width": 1280, "height": 1024})
+    page = browser.new_page(viewport={"width": 1280, "height": height})
     try:
         page.goto(page_file.as_uri())
         page.wait_for_selector("g.node")
@@ -232,7 +235,29 @@ def test_a_tree_opens_with_its_chosen_line_in_view_and_its_values_inside_their_n
     finally:
         page.close()
     assert found["outside"] == [] and found["nodes"] > 20
-    assert found["line"] >= 2 and found["hidden"] == []
+    assert found["line"] >= 2 and found["hidden"] == [] and found["root"]
+
+
+def test_the_notebook_s_tree_opens_with_its_root_and_chosen_line_in_its_frame(browser, tmp_path):
+    from agents import AlphaBetaAgent
+    from pacman.layout import load_layout
+    from pacman.state import GameState
+    from pacman.view.searchtree import observe
+
+    tree = observe(AlphaBetaAgent(depth=2), GameState.initial(load_layout("minimaxClassic")))
+    holder = tmp_path / "cell.html"  # the notebook's output: the page in a 640-pixel frame
+    holder.write_text(f"<!doctype html><body style='width:900px'>{tree._repr_html_()}</body>")
+    page = browser.new_page(viewport={"width": 940, "height": 700})
+    try:
+        page.goto(holder.as_uri())
+        frame = page.frames[1]
+        frame.wait_for_selector("g.node")
+        found = frame.evaluate(OPEN_CHECK)
+        page.screenshot(path=shots(tmp_path) / "tree-notebook.png")
+    finally:
+        page.close()
+    assert found["outside"] == [] and found["nodes"] == 180
+    assert found["line"] == 9 and found["hidden"] == [] and found["root"]
 
 
 def test_an_html_replay_opens_on_its_first_move_and_scrubs_to_the_game_s_end(browser, tmp_path):

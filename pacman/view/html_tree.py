@@ -92,7 +92,8 @@ const cmp = T.compare || {};
 const mark = {};
 for (const [k, ids] of Object.entries(cmp.marks || {})) for (const id of ids) (mark[id] = mark[id] || []).push(k);
 const SVGNS = document.getElementById("svg").namespaceURI;  // no URL written in the file
-const SLOT = 66, LAYER = 76, TOP = 40, LEFT = 40, R = 16;
+const SLOT = 66, TOP = 40, LEFT = 40, R = 16, TALLEST = 76, FLATTEST = 48;
+let LAYER = TALLEST;  // the distance between plies: less where the chosen line needs it (open)
 const HALF = {leaf: 1.4 * R, chance: R, max: 1.485 * R, min: 1.485 * R};  // each shape's half width
 const folded = new Set();
 let selected = null, hits = [], hitAt = -1;
@@ -336,10 +337,12 @@ function revealLine() {  // the chosen line in view as the page opens
   const line = () => (T.pv || []).filter(id => id in shown.x).map(id => LEFT + shown.x[id] * SLOT);
   let xs = line();
   if (Math.max(...xs) - Math.min(...xs) > v.clientWidth - 2 * LEFT) { straight = true; draw(); xs = line(); }
-  v.scrollLeft = Math.max(0, (Math.max(...xs) + Math.min(...xs)) / 2 - v.clientWidth / 2);
+  // The root and the line's end both in view: plies drawn closer where the page is short.
   const deepest = Math.max(...(T.pv || [0]).filter(id => id in shown.x).map(id => N[id].ply));
-  const bottom = TOP + deepest * LAYER + R + 30, chosen = TOP + LAYER - R - 20;
-  v.scrollTop = bottom > v.clientHeight ? Math.max(0, Math.min(chosen, bottom - v.clientHeight)) : 0;
+  const room = Math.floor((v.clientHeight - TOP - R - 30) / Math.max(1, deepest));
+  if (room < LAYER) { LAYER = Math.max(FLATTEST, room); draw(); xs = line(); }
+  v.scrollLeft = Math.max(0, (Math.max(...xs) + Math.min(...xs)) / 2 - v.clientWidth / 2);
+  v.scrollTop = 0;  // the root at the top; a line deeper than the page goes on below it
 }
 """
 
