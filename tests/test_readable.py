@@ -52,7 +52,9 @@ def _overlap(a, b):
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
-def test_labels_stay_in_the_maze_apart_and_off_walls_and_ghosts_on_minimax_classic():
+def test_labels_stay_in_the_maze_apart_and_off_the_agents_on_minimax_classic():
+    from pacman.view.labels import label_gap
+
     layout = load_layout("minimaxClassic")
     state = GameState.initial(layout)
     geometry = _Geometry(layout)
@@ -64,21 +66,18 @@ def test_labels_stay_in_the_maze_apart_and_off_walls_and_ghosts_on_minimax_class
         lambda text, size: (round(len(text) * size * 0.55), round(size * 0.7)),
     )  # fmt: skip
     assert [label.action for label in labels] == ["West", "Stop", "East"]
+    gap = label_gap(30)
+    bodies = [(x * 30 + 1, (4 - y) * 30 + 1, 28, 28) for x, y in agents_at]  # 0.46 of a cell
     for index, label in enumerate(labels):
         x, y, w, h = label.box
         assert min(x, y) >= 0 and x + w <= 9 * 30 and y + h <= 5 * 30
-        assert not any(_overlap(label.box, other.box) for other in labels[index + 1 :])
-    # Off the walls' tubes and the agents' bodies, where the 30-pixel cells leave room for them.
-    zones = [
-        (x * 30 + 6, (4 - y) * 30 + 6, 18, 18) for x in range(9) for y in range(5) if walls[x][y]
-    ]
-    bodies = [(x * 30 + 5, (4 - y) * 30 + 5, 20, 20) for x, y in agents_at]
-    for label in labels:
-        assert not any(_overlap(label.box, zone) for zone in zones + bodies), label
-    assert [(label.text, label.size) for label in labels] == [
-        ("W -5514", 11),  # West: a wall beyond the cell, so over it, in smaller letters
-        ("Stop -462", 11),
-        ("E 1235", 14),  # East: a corridor, room for it all
+        spaced = (x - gap, y - gap, w + 2 * gap, h + 2 * gap)
+        assert not any(_overlap(spaced, other.box) for other in labels[index + 1 :])
+        assert not any(_overlap(label.box, body) for body in bodies), label
+    assert [(label.text, label.size, label.box) for label in labels] == [
+        ("W -5514", 21, (3, 7, 85, 17)),  # a ghost on the cell and beside it: the cell above
+        ("Stop -462", 21, (21, 67, 108, 17)),  # under Pac-Man's cell
+        ("E 1235", 21, (99, 37, 73, 17)),  # East: a corridor, room for it all
     ]
 
 
@@ -136,8 +135,10 @@ def test_an_algorithm_that_is_not_the_agent_s_is_said_on_the_page(tmp_path, caps
 
 
 WINDOWS = """
-import json, os, random, sys
+import json, math, os, random, sys
 from pacman.view.pygame_view import PygameDisplay
+from pacman.view.canvas import fit, get_font
+from pacman.view.labels import AGENT_REACH
 from pacman.game import Game
 from pacman.ghosts import RandomGhost
 from pacman.layout import load_layout
@@ -152,16 +153,45 @@ for name in sys.argv[2:]:
     window = PygameDisplay(frame_time=0.0, hold=0, values=True, agent_name="AlphaBetaAgent")
     Game(state, [AlphaBetaAgent(depth=2), *ghosts], observers=[window], seed=3,
          max_moves=3).run()
-    window.screenshot(os.path.join(sys.argv[1], f"window-{name}.png"))
     size = window._pygame.display.get_surface().get_size()
-    found[name] = {"size": size, "boxes": [[t, list(b)] for t, b in window.text_boxes]}
+    cell = fit(size, layout).cell
+    for paused in (False, True):
+        window._paused = paused
+        suffix = "-paused" if paused else ""
+        window.screenshot(os.path.join(sys.argv[1], f"window-{name}{suffix}.png"))
+        # Each agent's body where it is and where it came from (the window slides it between).
+        geometry, bodies = fit(size, layout), []
+        final = window._state
+        for index in range(final.get_num_agents()):
+            agent = final.get_pacman_state() if index == 0 else final.get_ghost_state(index)
+            (x, y), heading = agent.get_position(), agent.get_direction()
+            step = {"North": (0, 1), "South": (0, -1), "East": (1, 0), "West": (-1, 0)}
+            dx, dy = step.get(heading, (0, 0))
+            for at in {(x, y), (x - dx, y - dy)}:
+                cx, cy = geometry.center(*at)
+                half = math.ceil(cell * AGENT_REACH)
+                bodies.append([cx - half, cy - half, 2 * half, 2 * half])
+        found[name + suffix] = {
+            "size": size, "cell": cell, "bodies": bodies,
+            "boxes": [[t, list(b)] for t, b in window.text_boxes],
+        }
     window.close()
 print(json.dumps(found))
 """
 
 
+def _labels(boxes):
+    """The value labels of the texts the window drew: they come first, then the banner (if
+    any), the score and the caption."""
+    texts = [text for text, _ in boxes]
+    return boxes[: texts.index("PAUSED") if "PAUSED" in texts else len(texts) - 2]
+
+
 @pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="no Xvfb here (apt-get install xvfb)")
 def test_windows_of_small_and_large_layouts_at_1280_by_1024_keep_their_text_apart(tmp_path):
+    from pacman.view.canvas import get_font
+    from pacman.view.labels import SMALLEST_LABEL, label_gap
+
     folder = Path(os.environ.get("PACMAN_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     layouts = ["testClassic", "minimaxClassic", "originalClassic"]
@@ -173,15 +203,35 @@ def test_windows_of_small_and_large_layouts_at_1280_by_1024_keep_their_text_apar
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.splitlines()[-1])
-    for name in layouts:
+    smallest = get_font(SMALLEST_LABEL).size("0")[1]  # the smallest letters' line, in pixels
+    for name in [f"{layout}{suffix}" for layout in layouts for suffix in ("", "-paused")]:
         (width, height), boxes = found[name]["size"], found[name]["boxes"]
         assert 600 <= width <= 1280 * 0.9 and height <= 1024 * 0.9
         texts = [text for text, _ in boxes]
-        assert texts[-2].startswith("SCORE") and texts[-1].startswith("AlphaBetaAgent")
-        assert len(texts) >= 4  # the values too, with V on
+        assert texts[-2].startswith("SCORE")
+        assert texts[-1].endswith("nodes")  # the caption keeps its end: the search's numbers
+        labels = _labels(boxes)
+        assert len(labels) >= 2  # the values too, with V on
         for index, (text, (x, y, w, h)) in enumerate(boxes):
             assert min(x, y) >= 0 and x + w <= width and y + h <= height, text
+            assert h >= smallest, (name, text, h)  # no letters smaller than the values' smallest
             for other, box in boxes[index + 1 :]:
                 assert not _overlap((x, y, w, h), box), (text, other)
+        gap = label_gap(found[name]["cell"])
+        for index, (text, (x, y, w, h)) in enumerate(labels):
+            spaced = (x - gap, y - gap, w + 2 * gap, h + 2 * gap)
+            assert not any(_overlap(spaced, box) for _, box in labels[index + 1 :]), text
+            assert not any(_overlap((x, y, w, h), body) for body in found[name]["bodies"]), text
+    assert found["minimaxClassic-paused"]["boxes"][-3][0] == "PAUSED"
+    assert "space resumes, right arrow steps" in found["minimaxClassic-paused"]["boxes"][-1][0]
     assert found["minimaxClassic"]["size"] == [603, 415]
     assert found["testClassic"]["size"][0] == 600
+
+
+def test_the_smallest_letters_drawn_have_capitals_10_pixels_tall():
+    from pacman.view.canvas import get_font
+    from pacman.view.labels import SMALLEST_LABEL, label_sizes
+
+    capital = get_font(SMALLEST_LABEL).render("W", True, (255, 255, 255)).get_bounding_rect()
+    assert capital.height == 10  # pygame's default font at 21: capitals 10 pixels tall
+    assert all(min(label_sizes(cell)) == SMALLEST_LABEL for cell in (8, 15, 30, 67, 120))

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 # pygame comes from canvas, which turns a missing pygame into DisplayUnavailable.
 from pacman.view.canvas import BASE_CELL, Geometry, fit, frame_size, get_font, pygame
+from pacman.view.labels import SMALLEST_LABEL
 from pacman.view.notes import PV_COLOR, draw_marks, draw_overlay, label_boxes
 from pacman.view.themes import (
     CLASSIC,
@@ -223,29 +224,42 @@ def _place_banner(
     agents: Sequence[pygame.Rect],
 ) -> tuple[pygame.Surface, pygame.Rect]:
     """The banner's text and its box over the maze: as near the middle as it goes hiding no
-    agent and no value (their boxes), else hiding no agent (the values under it are left out).
+    agent and no value (their boxes), in smaller letters where it must; else hiding no agent
+    (the values under it are left out); else in the middle.
 
     The end of a game is worth seeing: where Pac-Man was caught, or ate the last dot.
     """
     cell = geometry.cell
     maze = pygame.Rect(geometry.left, geometry.top, *geometry.maze_size)
-    size = max(10, round(cell * 1.4))
-    while True:  # smaller letters for a narrow maze, so the box fits across it
+    largest = max(10, round(cell * 1.4))
+    sizes = [largest]
+    while sizes[-1] > max(SMALLEST_LABEL, cell // 2):  # down to about half a cell, as a value
+        sizes.append(max(SMALLEST_LABEL, cell // 2, round(sizes[-1] * 0.8)))
+    shown = [_banner_box(banner, color, size, cell, maze) for size in sizes]
+    step = max(1, cell // 2)
+    for clear_of in (list(agents) + list(values), agents):
+        for text, box in shown:
+            spare_x, spare_y = max(0, maze.width - box.width), max(0, maze.height - box.height)
+            offsets_x = sorted(range(-(spare_x // 2), spare_x // 2 + 1, step), key=abs)
+            offsets_y = sorted(range(-(spare_y // 2), spare_y // 2 + 1, step), key=abs)
+            for dx in offsets_x:  # centred across if it can be: up or down first, then sideways
+                for dy in offsets_y:
+                    if (moved := box.move(dx, dy)).collidelist(clear_of) == -1:
+                        return text, moved
+    return shown[0]
+
+
+def _banner_box(
+    banner: str, color: Color, size: int, cell: int, maze: pygame.Rect
+) -> tuple[pygame.Surface, pygame.Rect]:
+    """The banner in ``size`` letters (fewer where the maze is narrow) and its box, centred."""
+    while True:
         text = get_font(size).render(banner, True, color)
         box = pygame.Rect(0, 0, text.get_width() + cell, text.get_height() + cell // 2)
         if box.width <= maze.width or size <= 8:
             break
         size -= 1
-    step = max(1, cell // 2)
-    spare_x, spare_y = max(0, maze.width - box.width), max(0, maze.height - box.height)
-    offsets_x = sorted(range(-(spare_x // 2), spare_x // 2 + 1, step), key=abs)
-    offsets_y = sorted(range(-(spare_y // 2), spare_y // 2 + 1, step), key=abs)
     box.center = maze.center
-    for clear_of in (list(agents) + list(values), agents):
-        for dx in offsets_x:  # centred across if it can be: up or down first, then sideways
-            for dy in offsets_y:
-                if (moved := box.move(dx, dy)).collidelist(clear_of) == -1:
-                    return text, moved
     return text, box
 
 
@@ -287,7 +301,7 @@ def draw(
         caption = f"{caption}  {found}" if caption else found
     where = list(positions) if positions is not None else None
     _draw_agents(surface, geometry, state, theme, where, mouth, dying)
-    cells = [state.get_pacman_position(), *state.get_ghost_positions()]
+    cells = _bodies(state)
     text, color = _banner(state, banner, theme)
     placed = None
     if text:
@@ -310,6 +324,21 @@ def draw(
             boxes.append((text, box))
     _draw_score_bar(surface, geometry, state.get_score(), caption, theme, boxes)
     return geometry
+
+
+def _bodies(state: GameState) -> list[tuple[float, float]]:
+    """Where each agent's body is drawn during its last move: where it is, and where it came
+    from (the window slides it between the two), which the values keep clear of."""
+    from pacman.directions import VECTORS
+
+    found: list[tuple[float, float]] = []
+    for index in range(state.get_num_agents()):
+        agent = state.get_pacman_state() if index == 0 else state.get_ghost_state(index)
+        (x, y), (dx, dy) = agent.get_position(), VECTORS.get(agent.get_direction(), (0, 0))
+        found.append((x, y))
+        if (dx, dy) != (0, 0):
+            found.append((x - dx, y - dy))
+    return found
 
 
 def _draw_board(
@@ -417,7 +446,7 @@ def _draw_score_bar(
     # The score first; the caption gets what is left beside it and loses its start if it
     # must ("...Agent  move 18"): on a narrow maze the two never overlap or leave the bar.
     score_text = f"SCORE {_score_text(score)}"
-    score_size = max(10, round(geometry.bar_height * 0.75))
+    score_size = max(_SMALLEST_TEXT, round(geometry.bar_height * 0.75))
     # Smaller score letters where the caption would not fit beside it in the smallest letters
     # (up to half the bar), and always where its end ("move 18") would not.
     need = 0
@@ -425,7 +454,7 @@ def _draw_score_bar(
         small = get_font(_SMALLEST_TEXT)
         tail = small.size("\u2026" + " ".join(caption.split()[-2:]))[0]
         need = max(tail, min(small.size(caption)[0], room // 2)) + pad
-    while score_size > 10 and get_font(score_size).size(score_text)[0] + need > room:
+    while score_size > _SMALLEST_TEXT and get_font(score_size).size(score_text)[0] + need > room:
         score_size -= 1
     shown = _fitted(score_text, score_size, room, theme.score)
     where = shown.get_rect(midleft=(left + pad, middle))
@@ -434,7 +463,9 @@ def _draw_score_bar(
         boxes.append((score_text, where))
     beside = room - shown.get_width() - pad
     if caption and beside > 0:
-        text = _fitted(caption, max(9, round(geometry.bar_height * 0.6)), beside, theme.text)
+        text = _fitted(
+            caption, max(_SMALLEST_TEXT, round(geometry.bar_height * 0.6)), beside, theme.text
+        )
         where = text.get_rect(midright=(left + pad + room, middle))
         surface.blit(text, where)
         if boxes is not None:
@@ -445,8 +476,8 @@ def _score_text(score: float) -> str:
     return str(int(score)) if float(score).is_integer() else f"{score:g}"
 
 
-#: The smallest letters the score bar uses before it shortens a caption.
-_SMALLEST_TEXT = 14
+#: The smallest letters the score bar uses before it shortens a caption: the values' smallest.
+_SMALLEST_TEXT = SMALLEST_LABEL
 
 
 def _fitted(text: str, size: int, width: int, color: Color) -> pygame.Surface:

@@ -4,11 +4,14 @@ The rules, the same in the window, frames and GIFs (:mod:`pacman.view.notes` mea
 pygame's fonts) and in the HTML pages (whose scripts follow them with the browser's fonts):
 
 - a label belongs to the cell its action leads to (Stop's to Pac-Man's own cell);
-- it never leaves the maze and never covers another label;
-- it keeps clear of walls and agents where it can: the largest letters first, then shorter
-  text (``E -5514``, then ``-5514``, then ``-5.5k``), then smaller letters, each tried on the
-  cell, on its far side, beside it and one cell further;
-- where nothing is clear, walls and agents give way before a label is left out.
+- it never leaves the maze, never touches another label (a gap of :func:`label_gap` pixels
+  between them) and never covers an agent (its body where it is drawn, and where it came from
+  this move, as the window animates it from there);
+- its letters are never smaller than :data:`SMALLEST_LABEL`;
+- it keeps clear of walls and of the agents' marks where it can: the largest letters first,
+  then shorter text (``E -5514``, then ``-5514``, then ``-5.5k``), then smaller letters, each
+  tried on the cell, on its far side, beside it, at its corners and further out;
+- where nothing is clear, marks and then walls give way; a label with no room left is left out.
 
 No pygame here: rectangles are ``(x, y, width, height)`` tuples.
 """
@@ -23,6 +26,8 @@ from typing import Any
 __all__ = [
     "SMALLEST_LABEL",
     "Label",
+    "agent_box",
+    "label_gap",
     "label_sizes",
     "label_texts",
     "place_labels",
@@ -32,8 +37,11 @@ __all__ = [
 
 Box = tuple[int, int, int, int]
 
-#: The smallest letters a value label is drawn with, in pixels.
-SMALLEST_LABEL = 9
+#: The smallest letters a value label (and the score bar's caption) is drawn with: a font size
+#: of pygame's default font, whose capitals are half as tall (10 pixels here).
+SMALLEST_LABEL = 21
+#: How far an agent's body reaches from its cell's centre, in cells (Pac-Man's radius is 0.45).
+AGENT_REACH = 0.46
 
 #: Screen direction (x right, y down) of each move.
 _SCREEN = {"North": (0, -1), "South": (0, 1), "East": (1, 0), "West": (-1, 0), "Stop": (0, 0)}
@@ -100,15 +108,30 @@ def _inside(inner: Box, outer: Box) -> bool:
     )
 
 
+def label_gap(cell: int) -> int:
+    """The pixels kept free between two labels, so that no two texts read as one."""
+    return max(3, cell // 8)
+
+
+def agent_box(centre: tuple[int, int], cell: int) -> Box:
+    """The box an agent's body fills, drawn at ``centre``."""
+    return _around(centre, math.ceil(cell * AGENT_REACH))
+
+
 def _spots(action: str, cell: int) -> list[tuple[int, int]]:
     """Where a label's centre may go, from its cell's centre: on it, its far side, beside it,
-    one cell further (Stop: under Pac-Man's cell's middle, over it, on it)."""
+    at its far corners, in the cells beside it, one cell further and beside that (Stop: under
+    and over Pac-Man's cell, on it, then further out)."""
     sx, sy = _SCREEN.get(action, (0, 0))
     half = cell // 2
     if (sx, sy) == (0, 0):
-        return [(0, half), (0, -half), (0, 0)]
-    beside = [(-sy * half, sx * half), (sy * half, -sx * half)]
-    return [(0, 0), (sx * half, sy * half), *beside, (sx * cell, sy * cell)]
+        return [(0, half), (0, -half), (0, 0), (0, cell), (0, -cell), (-cell, half), (cell, half)]
+    across = [(-sy, sx), (sy, -sx)]  # at right angles to the move, both ways
+    beside = [(ax * half, ay * half) for ax, ay in across]
+    corners = [(sx * half + ox, sy * half + oy) for ox, oy in beside]
+    next_cells = [(ax * cell, ay * cell) for ax, ay in across]
+    further = [(sx * cell, sy * cell), *((sx * cell + ox, sy * cell + oy) for ox, oy in beside)]
+    return [(0, 0), (sx * half, sy * half), *beside, *corners, *next_cells, *further]
 
 
 def place_labels(
@@ -118,17 +141,20 @@ def place_labels(
     is_wall: Callable[[int, int], bool],
     agents: Sequence[tuple[float, float]],
     measure: Callable[[str, int], tuple[int, int]],
+    marks: Sequence[tuple[int, int]] = (),
 ) -> list[Label]:
-    """Each root action's label, placed by the module's rules (labels left out don't fit at all).
+    """Each root action's label, placed by the module's rules (labels left out have no room).
 
     ``origin`` is the cell searched from; ``geometry`` a :class:`~pacman.view.canvas.Geometry`;
-    ``agents`` the cells of the agents as drawn; ``measure(text, size)`` the text's pixels.
+    ``agents`` where the agents' bodies are (a cell, or a position between two as drawn);
+    ``measure(text, size)`` the text's pixels; ``marks`` the cells the agents marked.
     """
     cell = geometry.cell
     maze: Box = (geometry.left, geometry.top, *geometry.maze_size)
     zone = max(1, round(cell * 0.3))  # a wall's tube, around its cell's centre
-    body = max(1, round(cell * 0.35))
-    bodies = [_around(geometry.center(x, y), body) for x, y in agents]
+    bodies = [agent_box(geometry.center(x, y), cell) for x, y in agents]
+    marked = [_around(geometry.center(x, y), cell // 2) for x, y in marks]
+    gap = label_gap(cell)
 
     def on_walls(box: Box) -> bool:
         left, top = geometry.center(0, geometry.rows - 1)
@@ -141,8 +167,16 @@ def place_labels(
                     return True
         return False
 
+    def free(box: Box) -> bool:  # what no label ever does: leave the maze, touch one, cover one
+        spaced = (box[0] - gap, box[1] - gap, box[2] + 2 * gap, box[3] + 2 * gap)
+        return (
+            _inside(box, maze)
+            and not any(_overlaps(spaced, other.box) for other in placed)
+            and not any(_overlaps(box, b) for b in bodies)
+        )
+
     checks: list[Callable[[Box], bool]] = [
-        lambda box: not on_walls(box) and not any(_overlaps(box, b) for b in bodies),
+        lambda box: not on_walls(box) and not any(_overlaps(box, m) for m in marked),
         lambda box: not on_walls(box),
         lambda box: True,
     ]
@@ -160,9 +194,7 @@ def place_labels(
                     Label(action, text, size, box)
                     for text, size in options
                     for ox, oy in _spots(action, cell)
-                    if _inside(box := _box(centre, ox, oy, measure(text, size)), maze)
-                    and not any(_overlaps(box, other.box) for other in placed)
-                    and clear(box)
+                    if free(box := _box(centre, ox, oy, measure(text, size))) and clear(box)
                 ),
                 None,
             )

@@ -17,7 +17,7 @@ __all__ = ["PV_COLOR", "draw_marks", "draw_overlay", "label_boxes"]
 
 #: The principal variation's colour for Pac-Man's moves, and the overlay's label colours.
 PV_COLOR = (255, 140, 0)
-_LABEL_BACK = (0, 0, 0, 170)
+_LABEL_BACK = (0, 0, 0)  # opaque: no pellet, path or mark shows through a value
 
 
 def draw_marks(
@@ -103,16 +103,14 @@ def _overlay(
     values = dict(getattr(search, "values", {}) or {}) if labels else {}
     placed: dict[str, tuple[int, int]] = {}
     px, py = root.get_pacman_position()
-    for label in _placed(geometry, search, root, values, agents):
+    for label in _placed(geometry, notes, values, agents):
         if under is not None and under.colliderect(label.box):
             continue
         text = get_font(label.size).render(
             label.text, True, PV_COLOR if label.action == best else theme.text
         )
         box = pygame.Rect(label.box)
-        back = pygame.Surface(box.size, pygame.SRCALPHA)
-        back.fill(_LABEL_BACK)
-        surface.blit(back, box)
+        surface.fill(_LABEL_BACK, box)
         surface.blit(text, text.get_rect(center=box.center))
         if boxes is not None:
             boxes.append((label.text, box))
@@ -126,9 +124,8 @@ def label_boxes(
 ) -> list[pygame.Rect]:
     """Where :func:`draw_overlay` puts the values (for a banner to keep clear of them)."""
     try:
-        search, root = notes.search, notes.searched
-        values = dict(getattr(search, "values", {}) or {})
-        return [pygame.Rect(label.box) for label in _placed(geometry, search, root, values, agents)]
+        values = dict(getattr(notes.search, "values", {}) or {})
+        return [pygame.Rect(label.box) for label in _placed(geometry, notes, values, agents)]
     except Exception:
         return []
 
@@ -140,13 +137,14 @@ _LAST_PLACED: list[Any] = [None, None, None, []]
 
 def _placed(
     geometry: Geometry,
-    search: Any,
-    root: Any,
+    notes: Any,
     values: dict[str, Any],
     agents: Sequence[tuple[float, float]],
 ) -> list[Label]:
-    cells = tuple((round(x), round(y)) for x, y in agents)
-    key = (geometry, cells, tuple(values.items()))
+    search, root = notes.search, notes.searched
+    marks = tuple(cell for cell, _ in notes.marks or ())
+    cells = tuple(agents)
+    key = (geometry, cells, marks, tuple(values.items()))
     search_was, root_was, key_was, _ = _LAST_PLACED
     if search_was is not search or root_was is not root or key_was != key:
         px, py = root.get_pacman_position()
@@ -162,6 +160,7 @@ def _placed(
                 lambda x, y: walls[x][y],
                 cells,
                 lambda text, size: get_font(size).size(text),
+                marks,
             ),
         ]
     return _LAST_PLACED[3]
