@@ -146,24 +146,38 @@ function shortValue(v) {
 const SCREEN = {North: [0, -1], South: [0, 1], East: [1, 0], West: [-1, 0], Stop: [0, 0]};
 const overlaps = (a, b) => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
 const inside = (a, b) => a[0] >= b[0] && a[1] >= b[1] && a[0] + a[2] <= b[0] + b[2] && a[1] + a[3] <= b[1] + b[3];
-function placeLabels(values, origin, agents) {  // pacman.view.labels.place_labels
+function placeLabels(values, origin, agents, marks) {  // pacman.view.labels.place_labels
   const around = (x, y, half) => [cx(x) - half, cy(y) - half, 2 * half, 2 * half];
-  const zone = Math.max(1, Math.round(CELL * 0.3)), body = Math.max(1, Math.round(CELL * 0.35));
-  const bodies = agents.map(([x, y]) => around(Math.round(x), Math.round(y), body));
+  const zone = Math.max(1, Math.round(CELL * 0.3)), reach = Math.ceil(CELL * 0.46);
+  const gap = Math.max(3, Math.floor(CELL / 8));
+  // Each agent where it is and where it came from (the page slides it between them too).
+  const bodies = [];
+  for (const [x, y, facing] of agents) {
+    const [lx, ly] = LOOK[facing] || [0, 0];
+    bodies.push(around(x, y, reach)); if (lx || ly) bodies.push(around(x - lx, y + ly, reach));
+  }
+  const marked = (marks || []).map(([x, y]) => around(x, y, Math.floor(CELL / 2)));
   const onWalls = b => {
     for (let x = Math.floor(b[0] / CELL); x <= Math.floor((b[0] + b[2] - 1) / CELL); x++)
       for (let row = Math.floor(b[1] / CELL); row <= Math.floor((b[1] + b[3] - 1) / CELL); row++)
         if (isWall(x, H - 1 - row) && overlaps(b, around(x, H - 1 - row, zone))) return true;
     return false;
   };
-  const checks = [b => !onWalls(b) && !bodies.some(o => overlaps(b, o)), b => !onWalls(b), () => true];
-  const sizes = [Math.max(9, Math.round(CELL * 0.45))];
-  while (sizes[sizes.length - 1] > 9) sizes.push(Math.max(9, Math.round(sizes[sizes.length - 1] * 0.8)));
   const placed = [], mazeBox = [0, 0, W * CELL, H * CELL], half = Math.floor(CELL / 2);
+  const free = b => inside(b, mazeBox) && !bodies.some(o => overlaps(b, o)) &&
+    !placed.some(p => overlaps([b[0] - gap, b[1] - gap, b[2] + 2 * gap, b[3] + 2 * gap], p.box));
+  const checks = [b => !onWalls(b) && !marked.some(m => overlaps(b, m)), b => !onWalls(b), () => true];
+  // Browser pixels: 14-pixel letters have capitals 10 pixels tall, as the window's smallest.
+  const sizes = [Math.max(14, Math.round(CELL * 0.45))];
+  while (sizes[sizes.length - 1] > 14) sizes.push(Math.max(14, Math.round(sizes[sizes.length - 1] * 0.8)));
   for (const [act, v] of Object.entries(values)) {
     const [sx, sy] = SCREEN[act] || [0, 0], X = cx(origin[0] + sx), Y = cy(origin[1] - sy);
-    const spots = sx || sy ? [[0, 0], [sx * half, sy * half], [-sy * half, sx * half], [sy * half, -sx * half], [sx * CELL, sy * CELL]]
-                           : [[0, half], [0, -half], [0, 0]];
+    const across = [[-sy, sx], [sy, -sx]], beside = across.map(([ax, ay]) => [ax * half, ay * half]);
+    const spots = sx || sy
+      ? [[0, 0], [sx * half, sy * half], ...beside, ...beside.map(([ox, oy]) => [sx * half + ox, sy * half + oy]),
+         ...across.map(([ax, ay]) => [ax * CELL, ay * CELL]), [sx * CELL, sy * CELL],
+         ...beside.map(([ox, oy]) => [sx * CELL + ox, sy * CELL + oy])]
+      : [[0, half], [0, -half], [0, 0], [0, CELL], [0, -CELL], [-CELL, half], [CELL, half]];
     const texts = [...new Set([(act === "Stop" ? "Stop " : act[0] + " ") + valueText(v), valueText(v), shortValue(v)])];
     let found = null;
     for (const clear of checks) {
@@ -171,7 +185,7 @@ function placeLabels(values, origin, agents) {  // pacman.view.labels.place_labe
         for (const text of texts) { const w = Math.ceil(g.measureText(text).width) + 4, h = Math.round(size * 0.75) + 2;
           for (const [ox, oy] of spots) {
             const b = [Math.round(X + ox - w / 2), Math.round(Y + oy - h / 2), w, h];
-            if (inside(b, mazeBox) && !placed.some(p => overlaps(b, p.box)) && clear(b)) { found = {act, text, size, box: b}; break; }
+            if (free(b) && clear(b)) { found = {act, text, size, box: b}; break; }
           }
           if (found) break; }
         if (found) break; }
@@ -195,7 +209,7 @@ function overlay(n) {  // the paths, under the agents (the labels go over them)
 function drawLabels(s, labels) {
   g.textAlign = "center"; g.textBaseline = "middle";
   for (const l of labels) {
-    g.fillStyle = "rgba(0,0,0,0.67)"; g.fillRect(...l.box);
+    g.fillStyle = "#000"; g.fillRect(...l.box);  // opaque: nothing shows through a value
     g.font = l.size + "px sans-serif"; g.fillStyle = l.act === s.action ? "#ff8c00" : D.theme.text;
     g.fillText(l.text, l.box[0] + l.box[2] / 2, l.box[1] + l.box[3] / 2 + 1);
   }
@@ -267,7 +281,7 @@ function draw() {
   for (let i = 1; i < f.p.length; i++) ghost(i, f.p[i][0], f.p[i][1], f.p[i][2], f.p[i][3]);
   pacman(f.p[0][0], f.p[0][1], f.p[0][2], movesAt[at] % 2 === 0 ? 1 : 0.3);
   const paths = shown && n.search ? n.search.paths || [] : [];
-  let labels = paths.length ? placeLabels(n.search.values, paths[0][0], f.p) : [];
+  let labels = paths.length ? placeLabels(n.search.values, paths[0][0], f.p, n.marks) : [];
   const won = at === F.length - 1 && (D.end === "win" || D.end === "lose");
   const said = won ? (D.end === "win" ? "YOU WIN!" : "GAME OVER") : live && live.paused ? "PAUSED" : "";
   const agents = f.p.map(([x, y]) => [cx(x) - CELL / 2, cy(y) - CELL / 2, CELL, CELL]);
