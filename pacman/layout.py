@@ -191,9 +191,9 @@ def load_layout(name_or_path: str | os.PathLike[str]) -> Layout:
             except (OSError, UnicodeDecodeError) as error:
                 raise LayoutError(f"{path}: cannot read layout ({error})") from None
             return parse_layout(text, name=name, source=str(path))
-    folder = next((path for path, _ in candidates[:2] if path.is_dir()), None)
-    if folder is not None:
-        raise LayoutError(f"layout {text_name!r}: {folder} is a folder, not a layout file")
+    directory = next((path for path, _ in candidates[:2] if path.is_dir()), None)
+    if directory is not None:
+        raise LayoutError(f"layout {text_name!r}: {directory} is a folder, not a layout file")
     close = difflib.get_close_matches(text_name, layout_names(), n=3, cutoff=0.5)
     hint = (
         f"; did you mean {', '.join(close)}?"
