@@ -361,6 +361,7 @@ class PacmanBatchedEnv(gym.Env):
         return observations[0], float(rewards[0]), self._over, False, _first(info)
 
     def close(self) -> None:
+        """End the game for good: a step after it is refused, as the vector env's."""
         self.vector.close()
 
     def action_mask(self) -> np.ndarray:
