@@ -243,17 +243,24 @@ function scoreBar(score, caption) {  // draw.py's _draw_score_bar
   g.textAlign = "right"; g.fillStyle = D.theme.text; g.fillText(text, pad + room, mid);
 }
 function placeBanner(text, values, agents) {  // draw.py's _place_banner
-  let size = Math.max(10, Math.round(CELL * 1.4)), w = 0;
-  do { g.font = "bold " + size + "px sans-serif"; w = g.measureText(text).width + CELL; } while (w > W * CELL && --size > 8);
-  const h = size + Math.floor(CELL / 2), step = Math.max(1, Math.floor(CELL / 2));
+  const largest = Math.max(10, Math.round(CELL * 1.4)), least = Math.max(14, Math.floor(CELL / 2));
+  const sizes = [largest];  // smaller letters where the large ones would hide an agent or a value
+  while (sizes[sizes.length - 1] > least) sizes.push(Math.max(least, Math.round(sizes[sizes.length - 1] * 0.8)));
+  const shown = sizes.map(start => {
+    let size = start, w = 0;
+    do { g.font = "bold " + size + "px sans-serif"; w = g.measureText(text).width + CELL; } while (w > W * CELL && --size > 8);
+    const h = size + Math.floor(CELL / 2);
+    return {text, size, box: [W * CELL / 2 - w / 2, H * CELL / 2 - h / 2, w, h]};
+  });
+  const step = Math.max(1, Math.floor(CELL / 2));
   const offsets = spare => { const o = []; for (let d = 0; d <= spare / 2; d += step) { o.push(d); if (d) o.push(-d); } return o; };
-  const x0 = W * CELL / 2 - w / 2, y0 = H * CELL / 2 - h / 2;
   for (const clearOf of [agents.concat(values), agents])  // hiding no agent, no value if it can
-    for (const dx of offsets(Math.max(0, W * CELL - w))) for (const dy of offsets(Math.max(0, H * CELL - h))) {
-      const box = [x0 + dx, y0 + dy, w, h];
-      if (!clearOf.some(o => overlaps(box, o))) return {text, size, box};
-    }
-  return {text, size, box: [x0, y0, w, h]};
+    for (const {size, box: [x0, y0, w, h]} of shown)
+      for (const dx of offsets(Math.max(0, W * CELL - w))) for (const dy of offsets(Math.max(0, H * CELL - h))) {
+        const box = [x0 + dx, y0 + dy, w, h];
+        if (!clearOf.some(o => overlaps(box, o))) return {text, size, box};
+      }
+  return shown[0];
 }
 function paintBanner(b, color) {
   g.fillStyle = "rgba(0,0,0,0.78)"; g.fillRect(...b.box); g.font = "bold " + b.size + "px sans-serif";
