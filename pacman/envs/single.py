@@ -121,8 +121,7 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
 
     ``info["action_mask"]`` (``int8``, shape ``(5,)``) marks the legal actions
     of the returned state (Stop alone once the episode has terminated: a mask
-    is never empty); pass it
-    to ``action_space.sample(mask=...)``. An illegal action (into a wall) is
+    is never empty); pass it to ``action_space.sample(mask=...)``. An illegal action (into a wall) is
     played as ``Stop`` by default (``illegal_action="stop"``), because generic
     RL code and Gymnasium's checker sample the whole space; ``info["illegal"]``
     then says so. With ``illegal_action="error"`` it raises
