@@ -123,11 +123,13 @@ def run_batch(
     scheduler: str | None = None,
     leaderboard: bool = False,
     graded: dict[str, Any] | None = None,
+    warning: str | None = None,
 ) -> int:
     """Grade every submission under ``root`` in ``jobs`` grading processes (or on the Dask
     ``scheduler``); write ``summary_prefix``.csv/.json as each submission is graded, and
     with ``leaderboard`` the ranking by the EvalAgentTest games (:mod:`.leaderboard`);
-    ``graded`` (what is graded: :meth:`GradingJob.graded`) heads the JSON.
+    ``graded`` (what is graded: :meth:`GradingJob.graded`) heads the report and the JSON,
+    with the weak sandbox's ``warning`` next in the report.
     ``questions``: each question's name and points, in the suite's order.
 
     Returns 0, or 130/143 when interrupted (the graded submissions are kept).
@@ -143,6 +145,10 @@ def run_batch(
         prepare_output_file("--summary", summary_prefix + extension)
         if leaderboard:
             prepare_output_file("--leaderboard", f"{summary_prefix}-leaderboard{extension}")
+    if graded is not None:
+        from pacman.grading.report import heading
+
+        heading(graded, warning, out)
     tasks = [make_task(folder, names, suite, options, tuple(questions)) for folder in folders]
     records: list[dict[str, Any]] = []
     files = f"{summary_prefix}.csv, {summary_prefix}.json"

@@ -17,6 +17,7 @@ from pacman.grading.options import GradingJob, GradingOptions
 from pacman.grading.report import (
     format_test,
     graded_line,
+    heading,
     import_report,
     question_block,
     results_json,
@@ -54,7 +55,7 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
         from pacman.grading.batch import run_batch
 
         questions, suite = suite_to_send(job, options)
-        _heading(job, _batch_probe(job, options), out)
+        warning = _batch_probe(job, options)
         return run_batch(
             job.submissions,
             list(job.student_code),
@@ -67,6 +68,7 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
             scheduler=job.scheduler,
             leaderboard=job.leaderboard,
             graded=graded,
+            warning=warning,
         )
     if job.results:
         prepare_output_file("--results", job.results)
@@ -145,14 +147,6 @@ def check_protections(
     return worker, warning
 
 
-def _heading(job: GradingJob, warning: str | None, out: TextIO) -> None:
-    """The report's first lines, once no refusal can come: what is graded, against which
-    suite; then the weak sandbox's warning, if any."""
-    print(graded_line(job.graded()), file=out, flush=True)
-    if warning is not None:
-        print(warning, file=out, flush=True)
-
-
 def _batch_probe(job: GradingJob, options: GradingOptions) -> str | None:
     """Check, before grading anyone, that a submission's worker here can prove its walls;
     the warning where it cannot and the instructor allowed it."""
@@ -204,7 +198,7 @@ def grade_one(
         )
         resolve_isolation(config.isolation)  # an unusable --isolation fails before any output
         if job.generate_solutions:
-            _heading(job, None, out)
+            heading(job.graded(), None, out)
             count = generate_solutions(
                 questions, config, lambda line: print(line, file=out, flush=True)
             )
@@ -215,7 +209,7 @@ def grade_one(
             first_worker, warning = check_protections(job, options, config)
             # Every later worker must prove as much as the first, or the run stops.
             config.allow_weak = warning is not None
-        _heading(job, warning, out)
+        heading(job.graded(), warning, out)
         result = _graded(job, options, questions, config, first_worker, out)
     if not job.single_test:
         print(summary_block(result), file=out, flush=True)

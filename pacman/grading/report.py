@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any
+from typing import Any, TextIO
 
 from pacman.grading.session import RunResult
 from pacman.grading.suite import Question, QuestionResult
@@ -102,6 +102,14 @@ def graded_line(graded: dict[str, Any]) -> str:
     suite = graded["suite"]
     # A handed-in file's path may hold anything: the line stays one line.
     return untrusted.line(f"Grading {code} against {os.path.basename(suite)} ({suite})")
+
+
+def heading(graded: dict[str, Any], warning: str | None, out: TextIO) -> None:
+    """The report's first lines, once no refusal can come: what is graded, against which
+    suite (:meth:`GradingJob.graded`); then the weak sandbox's warning, if any."""
+    print(graded_line(graded), file=out, flush=True)
+    if warning is not None:
+        print(warning, file=out, flush=True)
 
 
 def results_json(
