@@ -338,8 +338,8 @@ def _suite_request(args: argparse.Namespace) -> SuiteRequest | None:
     from pacman.outputs import prepare_output_folder
 
     what = (args.submissions, args.run_test, args.question, args.code_root, args.student_code)
-    what += (args.project_agents,)
-    if any((*what, args.gradescope_bundle, args.generate_solutions, args.fresh_trees)):
+    rest = (args.project_agents, args.gradescope_bundle, args.generate_solutions, args.fresh_trees)
+    if any((*what, *rest)):
         raise UsageError("--generate-suite writes a suite and grades nothing: leave out the rest")
     kinds = _words(args.kinds) or list(KINDS)
     for kind in kinds:

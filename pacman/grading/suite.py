@@ -108,7 +108,7 @@ def load_suite(
     )
     if not order and config is None:
         raise TestFileError(f"{test_dir}: not a test suite: {_not_a_suite(test_dir)}")
-    if not order:
+    if not order and config is not None:
         raise TestFileError(
             f"{config.where('order')}: no questions: order names none and no folder here has "
             'a CONFIG (a suite lists its questions: order: "q1 q2")'
