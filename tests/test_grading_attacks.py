@@ -409,7 +409,13 @@ def test_every_attack_in_every_setting(arena, name):
     assert protections["new_files_blocked"] is expected_blocked
     if weak:
         assert "read the test answers" in records["attack_everything"]["warning"]
-        assert done.stdout.startswith("WARNING: student code could ")
+        # The report names what it grades first; the warning comes next.
+        heading, warning = done.stdout.splitlines()[:2]
+        assert (
+            heading
+            == f"Grading multiAgents.py ({submissions}/*/multiAgents.py) against suite ({suite})"
+        )
+        assert warning.startswith("WARNING: student code could ")
     else:
         assert records["attack_everything"]["warning"] is None
     if setting.shared_uid:

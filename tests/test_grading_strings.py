@@ -174,8 +174,9 @@ def test_every_folder_of_a_hostile_batch_gets_its_row(tmp_path):
     assert len(report["submissions"]) == len(totals)
     printed = next(s for s in report["submissions"] if s["submission"] == "surrogate_print")
     assert "raw \\xff\\xfe \\x1b[2J gone" in printed["import_report"]
-    # The terminal gets the names escaped, not neutralised for a spreadsheet.
-    shown = sorted(line.rsplit(": ", 1)[0] for line in done.stdout.decode().splitlines()[1:])
+    # The terminal gets the names escaped, not neutralised for a spreadsheet (after the
+    # lines naming what is graded and how many were).
+    shown = sorted(line.rsplit(": ", 1)[0] for line in done.stdout.decode().splitlines()[2:])
     assert shown == sorted([*files, *(untrusted.name(raw) for raw in _ODD_NAMES)])
 
 

@@ -201,9 +201,14 @@ def test_where_answers_cannot_be_hidden_batches_are_refused_unless_told(tmp_path
     assert not (tmp_path / "grades.csv").exists()
     # The older spelling of the flag still works.
     assert main([*batch, "--unsafe-readable-answers"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("WARNING: student code could ")
-    assert "read the test answers" in out.splitlines()[0]
+    # The report names what it grades first; the warning comes next.
+    heading, warning = capsys.readouterr().out.splitlines()[:2]
+    assert (
+        heading
+        == f"Grading multiAgents.py ({submissions}/*/multiAgents.py) against suite ({suite})"
+    )
+    assert warning.startswith("WARNING: student code could ")
+    assert "read the test answers" in warning
     data = json.loads((tmp_path / "grades.json").read_text())
     record = data["submissions"][0]
     assert record["protections"]["answers_hidden"] is False
@@ -234,12 +239,13 @@ def test_every_way_grades_leave_a_weak_grader_is_refused_unless_told(tmp_path, c
         assert not (tmp_path / "edx_grade").exists()
     assert main(weak) == 0
     out = capsys.readouterr().out
-    assert out.startswith("WARNING: student code could ") and "Total: 5/5" in out
+    heading = f"Grading multiAgents.py ({tmp_path}/multiAgents.py) against suite ({suite})"
+    assert out.startswith(f"{heading}\nWARNING: student code could ") and "Total: 5/5" in out
     assert main([*weak, "--results", str(results), "--unsafe-weak-sandbox"]) == 0
-    first = capsys.readouterr().out.splitlines()[0]
+    second = capsys.readouterr().out.splitlines()[1]
     data = json.loads(results.read_text())
-    assert data["warning"] == first and data["output"].startswith(first + "\n")
-    assert "read the test answers" in first and data["score"] == 5
+    assert data["warning"] == second and data["output"].startswith(f"{heading}\n{second}\n")
+    assert "read the test answers" in second and data["score"] == 5
     assert data["protections"]["answers_hidden"] is False
 
 

@@ -25,6 +25,8 @@ from pacman.seeding import new_secret, read_secret
 
 #: CS188's test classes, which every suite's ``class:`` lines name and which are built in here.
 TEST_CLASSES = "multiagentTestClasses.py"
+#: The student's file CS188's autograder grades, in the code directory (default: here).
+STUDENT_FILE = "multiAgents.py"
 WITHOUT_WINDOW = (
     "autograder: --graphics: graded games play in sandboxed workers, without a window; "
     "watch an agent with: pacman -p ReflexAgent -l testClassic"
@@ -56,8 +58,14 @@ def _what_to_grade(add: Any) -> None:
         "--student-code",
         dest="student_code",
         default=None,
-        help="student files, comma separated (default: the project's own agents; "
-        "multiAgents.py when --code-directory is given)",
+        help=f"student files, comma separated (default: {STUDENT_FILE}, where the code "
+        "directory holds one or is given; else the project's own agents)",
+    )
+    add(
+        "--project-agents",
+        dest="project_agents",
+        action="store_true",
+        help=f"grade the project's own agents, even where this folder holds a {STUDENT_FILE}",
     )
     add("-q", "--question", dest="question", default=None, help="grade one question, e.g. q2")
     add(
@@ -241,7 +249,7 @@ def _course(add: Any) -> None:
         default=None,
         metavar="ZIP",
         help="write a Gradescope autograder zip that grades --student-code (default "
-        "multiAgents.py) against --test-directory with these limits and options",
+        f"{STUDENT_FILE}) against --test-directory with these limits and options",
     )
     add(
         "--hidden",
@@ -275,8 +283,6 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
     args = build_parser(prog).parse_args(list(argv))
     _check_combinations(args)
     names = _student_names(args)
-    if not names and (args.submissions or args.gradescope_bundle):
-        names = ["multiAgents.py"]
     batch = args.submissions is not None
     options = GradingOptions(
         limits=_limits(args),
@@ -332,7 +338,8 @@ def _suite_request(args: argparse.Namespace) -> SuiteRequest | None:
     from pacman.outputs import prepare_output_folder
 
     what = (args.submissions, args.run_test, args.question, args.code_root, args.student_code)
-    if any((*what, args.gradescope_bundle, args.generate_solutions, args.fresh_trees)):
+    rest = (args.project_agents, args.gradescope_bundle, args.generate_solutions, args.fresh_trees)
+    if any((*what, *rest)):
         raise UsageError("--generate-suite writes a suite and grades nothing: leave out the rest")
     kinds = _words(args.kinds) or list(KINDS)
     for kind in kinds:
@@ -357,6 +364,18 @@ def _check_combinations(args: argparse.Namespace) -> None:
             f"--test-case-code {args.test_case_code}: the test classes are built in (CS188's "
             f"{TEST_CLASSES}, whose test kinds every suite here uses); other classes cannot be loaded"
         )
+    if args.project_agents:
+        for given, flag in (
+            (args.student_code, "--student-code"),
+            (args.code_root, "--code-directory"),
+            (args.submissions, "--submissions"),
+            (args.gradescope_bundle, "--gradescope-bundle"),
+        ):
+            if given:
+                raise UsageError(
+                    f"--project-agents grades the project's own agents, {flag} a student's "
+                    "code: leave out one or the other"
+                )
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j/--jobs {args.jobs}: must be at least 1")
     if args.scheduler is not None and not args.submissions:
@@ -401,14 +420,21 @@ def _check_combinations(args: argparse.Namespace) -> None:
 
 
 def _student_names(args: argparse.Namespace) -> list[str]:
+    """The student files graded, as CS188's autograder finds them: ``--student-code``'s, else
+    multiAgents.py in the code directory (a course folder's; a batch's or a bundle's
+    submissions'); none where there is no such file, or with ``--project-agents``: then the
+    project's own agents are graded."""
+    if args.project_agents:
+        return []
     if args.student_code:
         names = _words(args.student_code)
         for name in names:  # another file would be staged, never imported, and grade 0
             if not name.endswith(".py"):
                 raise UsageError(f"--student-code {name}: not a Python file (a name ending .py)")
         return names
-    if args.code_root:
-        return ["multiAgents.py"]
+    given = args.code_root or args.submissions or args.gradescope_bundle
+    if given or os.path.lexists(STUDENT_FILE):
+        return [STUDENT_FILE]
     return []
 
 

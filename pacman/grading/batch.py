@@ -82,13 +82,16 @@ class GradesFiles:
     they are rewritten in submission-name order.
     """
 
-    def __init__(self, prefix: str, question_names: list[str]) -> None:
+    def __init__(
+        self, prefix: str, question_names: list[str], graded: dict[str, Any] | None = None
+    ) -> None:
         self.question_names = question_names
         header = untrusted.csv_row(
             ["submission", *question_names, "total", "max_total", "isolation", "error"]
         )
         self.csv = StreamedLines(prefix + ".csv", header)
-        self.json = StreamedJsonList(prefix + ".json", {"questions": question_names}, "submissions")
+        head = {**({"graded": graded} if graded else {}), "questions": question_names}
+        self.json = StreamedJsonList(prefix + ".json", head, "submissions")
 
     def add(self, record: dict[str, Any]) -> None:
         questions = record["questions"]
@@ -119,10 +122,14 @@ def run_batch(
     out: TextIO,
     scheduler: str | None = None,
     leaderboard: bool = False,
+    graded: dict[str, Any] | None = None,
+    warning: str | None = None,
 ) -> int:
     """Grade every submission under ``root`` in ``jobs`` grading processes (or on the Dask
     ``scheduler``); write ``summary_prefix``.csv/.json as each submission is graded, and
-    with ``leaderboard`` the ranking by the EvalAgentTest games (:mod:`.leaderboard`).
+    with ``leaderboard`` the ranking by the EvalAgentTest games (:mod:`.leaderboard`);
+    ``graded`` (what is graded: :meth:`GradingJob.graded`) heads the report and the JSON,
+    with the weak sandbox's ``warning`` next in the report.
     ``questions``: each question's name and points, in the suite's order.
 
     Returns 0, or 130/143 when interrupted (the graded submissions are kept).
@@ -138,12 +145,16 @@ def run_batch(
         prepare_output_file("--summary", summary_prefix + extension)
         if leaderboard:
             prepare_output_file("--leaderboard", f"{summary_prefix}-leaderboard{extension}")
+    if graded is not None:
+        from pacman.grading.report import heading
+
+        heading(graded, warning, out)
     tasks = [make_task(folder, names, suite, options, tuple(questions)) for folder in folders]
     records: list[dict[str, Any]] = []
     files = f"{summary_prefix}.csv, {summary_prefix}.json"
     stopped: Interrupted | None = None
     with interruption_handled(), temporary_root("pacman-batch-"):
-        grades = GradesFiles(summary_prefix, [name for name, _ in questions])
+        grades = GradesFiles(summary_prefix, [name for name, _ in questions], graded)
         # On a terminal only: a log (CI, Gradescope, a file) would keep every redraw of the bar.
         bar = progress_bar(len(tasks), "submission", shown=sys.stderr.isatty())
         try:

@@ -299,15 +299,20 @@ def _visible_output(run: Any, held_back: list[Any], when: str, mute: bool) -> st
 
 
 def gradescope_results(
-    run: Any, warning: str | None, config: dict[str, Any], mute: bool
+    run: Any,
+    warning: str | None,
+    config: dict[str, Any],
+    mute: bool,
+    graded: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Gradescope's results.json for one graded run.
+    """Gradescope's results.json for one graded run (``graded``: what was graded, named in
+    ``extra_data`` and in the output's first line).
 
     One entry per question carries its points (CS188's question kinds decide them); one
     entry per test, without points of its own, says whether it passed and shows its
     report. A question is hidden when it or any of its tests is (its points would tell).
     """
-    from pacman.grading.report import format_test, results_json
+    from pacman.grading.report import format_test, graded_line, results_json
 
     base = results_json(run, mute)
     hidden = set(config.get("hidden", []))
@@ -351,6 +356,8 @@ def gradescope_results(
     output = base["output"] if not held_back else _visible_output(run, held_back, when, mute)
     if warning is not None:
         output = f"{warning}\n{output}"
+    if graded is not None:
+        output = f"{graded_line(graded)}\n{output}"
     results: dict[str, Any] = {
         "score": run.total,
         "execution_time": base["execution_time"],
@@ -358,7 +365,11 @@ def gradescope_results(
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
-        "extra_data": {"protections": run.protections, "isolation": run.isolation},
+        "extra_data": {
+            "protections": run.protections,
+            "isolation": run.isolation,
+            **({"graded": graded} if graded is not None else {}),
+        },
     }
     if config.get("leaderboard"):
         results["leaderboard"] = leaderboard_entries(run)
@@ -444,7 +455,7 @@ def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
     graded = grade_one(job, options, out)
     assert graded is not None  # never --generate-solutions here
     run, warning = graded
-    return gradescope_results(run, warning, config, options.mute)
+    return gradescope_results(run, warning, config, options.mute, job.graded())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,8 @@ from pacman.errors import UsageError
 from pacman.grading.options import GradingJob, GradingOptions
 from pacman.grading.report import (
     format_test,
+    graded_line,
+    heading,
     import_report,
     question_block,
     results_json,
@@ -38,6 +40,7 @@ from pacman.sandbox.staging import SubmissionError, read_submission, stage_files
 
 def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
     """Do what ``job`` asks; the exit status (0 once grading ran, whatever the grade)."""
+    graded = job.graded()  # every report names it first
     if job.new_suite:
         from pacman.grading.suitegen import write_suite
 
@@ -52,7 +55,7 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
         from pacman.grading.batch import run_batch
 
         questions, suite = suite_to_send(job, options)
-        _batch_probe(job, options, out)
+        warning = _batch_probe(job, options)
         return run_batch(
             job.submissions,
             list(job.student_code),
@@ -64,22 +67,21 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
             out,
             scheduler=job.scheduler,
             leaderboard=job.leaderboard,
+            graded=graded,
+            warning=warning,
         )
     if job.results:
         prepare_output_file("--results", job.results)
-    graded = grade_one(job, options, out)
-    if graded is None:
+    one = grade_one(job, options, out)
+    if one is None:
         return 0
-    result, warning = graded
+    result, warning = one
     if job.html_report:
         from pacman.grading.tree_report import write_reports
 
-        for line in write_reports(job.html_report, result):
+        for line in write_reports(job.html_report, result, graded_line(graded)):
             print(line, file=out, flush=True)
-    data = results_json(result, options.mute)
-    if warning is not None:
-        data["warning"] = warning
-        data["output"] = f"{warning}\n{data['output']}"
+    data = results_json(result, options.mute, graded, warning)
     if job.gradescope_output:
         write_json("gradescope_response.json", data)
     if job.edx_output:
@@ -112,12 +114,12 @@ def suite_to_send(
 
 
 def check_protections(
-    job: GradingJob, options: GradingOptions, config: SandboxConfig, out: TextIO
+    job: GradingJob, options: GradingOptions, config: SandboxConfig
 ) -> tuple[WorkerProcess, str | None]:
     """Start the first student worker and judge what it proved, before any student code runs.
 
     Where a protection is missing, refuse (exit 2, one line) when grades would leave the
-    run, unless the instructor passed --unsafe-weak-sandbox; else warn in the report's
+    run, unless the instructor passed --unsafe-weak-sandbox; else warn, next to the report's
     first line. Returns the worker, to be put to use, and the warning (None: no warning).
     """
     from pacman.sandbox.policy import describe_shortfalls, shortfalls
@@ -142,12 +144,12 @@ def check_protections(
             "--unsafe-weak-sandbox"
         )
     warning = f"WARNING: {why}: the grades of a hostile submission cannot be trusted."
-    print(warning, file=out, flush=True)
     return worker, warning
 
 
-def _batch_probe(job: GradingJob, options: GradingOptions, out: TextIO) -> None:
-    """Check, before grading anyone, that a submission's worker here can prove its walls."""
+def _batch_probe(job: GradingJob, options: GradingOptions) -> str | None:
+    """Check, before grading anyone, that a submission's worker here can prove its walls;
+    the warning where it cannot and the instructor allowed it."""
     with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
         uid = allocate_uid()
         suite = os.path.join(private, "test_cases")
@@ -160,8 +162,9 @@ def _batch_probe(job: GradingJob, options: GradingOptions, out: TextIO) -> None:
         config = options.sandbox(
             staged=staged, stage=stage, hidden=hidden, uid=uid, allow_weak=True
         )
-        worker, _ = check_protections(job, options, config, out)
+        worker, warning = check_protections(job, options, config)
         worker.close()
+    return warning
 
 
 def grade_one(
@@ -195,6 +198,7 @@ def grade_one(
         )
         resolve_isolation(config.isolation)  # an unusable --isolation fails before any output
         if job.generate_solutions:
+            heading(job.graded(), None, out)
             count = generate_solutions(
                 questions, config, lambda line: print(line, file=out, flush=True)
             )
@@ -202,9 +206,10 @@ def grade_one(
             return None
         first_worker, warning = None, None
         if staged:
-            first_worker, warning = check_protections(job, options, config, out)
+            first_worker, warning = check_protections(job, options, config)
             # Every later worker must prove as much as the first, or the run stops.
             config.allow_weak = warning is not None
+        heading(job.graded(), warning, out)
         result = _graded(job, options, questions, config, first_worker, out)
     if not job.single_test:
         print(summary_block(result), file=out, flush=True)

@@ -6,8 +6,9 @@ module ranks what they did and writes ``PREFIX-leaderboard.csv``, ``.json`` and 
 with each submission's best and worst game as a record ``pacman --replay`` plays and as an
 HTML replay page any browser opens (:mod:`pacman.view.html_replay`), which the page links.
 
-Ranking: more wins first, then fewer failed games (crashes and timeouts), then a higher
-mean score, then fewer timeouts, then the submission's name.
+Ranking (:data:`RANKING`): every submission whose code loaded above every one whose code did
+not (no file, an import error), whatever its games; then more wins, then fewer failed games
+(crashes and timeouts), then a higher mean score, then fewer timeouts, then the name.
 """
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ from typing import Any
 from pacman.sandbox import untrusted
 
 COLUMNS = ("rank", "submission", "wins", "games", "mean_score", "crashes", "timeouts", "error")
+#: The rule, as the JSON and the HTML page state it.
+RANKING = (
+    "Every submission whose code loaded ranks above every one whose code did not (no file, "
+    "an import error), even one whose every game crashed. Within each: more wins first, then "
+    "fewer crashed or timed-out games, then a higher mean score, then fewer timeouts, then "
+    "the name."
+)
 
 
 def game_totals(tests: Iterable[Any]) -> dict[str, Any]:
@@ -77,10 +85,12 @@ def rank(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "worst": totals["worst"],
             }
         )
-    # A crashed or timed-out game ends early, often above the score of a game played to a
-    # loss: games that failed count before the mean score, so failing never pays.
+    # Code that did not load played no game, so it failed none: it goes below all code that
+    # loaded. A crashed or timed-out game ends early, often above the score of a game played
+    # to a loss: games that failed count before the mean score, so failing never pays.
     rows.sort(
         key=lambda r: (
+            bool(r["error"]),
             -r["wins"],
             r["crashes"] + r["timeouts"],
             -r["mean_score"] if r["games"] else float("inf"),
@@ -124,7 +134,7 @@ def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
     table += [untrusted.csv_row([row[c] for c in COLUMNS]) for row in rows]
     write_atomically(base + ".csv", "".join(table))
     data = {
-        "ranking": "more wins, then fewer crashes and timeouts, then a higher mean score",
+        "ranking": RANKING,
         "submissions": [
             {
                 **{c: row[c] for c in COLUMNS},
@@ -204,8 +214,8 @@ def _page(
         "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
         "td,th{border:1px solid #999;padding:2px 8px;text-align:right}"
         "td:nth-child(2),td:last-child{text-align:left}</style></head><body>\n"
-        "<h1>Leaderboard</h1>\n<p>Ranked by wins, then fewer crashed or timed-out games, "
-        "then mean score. A game link replays the game in this browser; beside each page, "
+        f"<h1>Leaderboard</h1>\n<p>{html.escape(RANKING)} A game link replays the game in "
+        "this browser; beside each page, "
         "the game's record (<code>.json</code>) plays with <code>pacman --replay FILE</code>.</p>\n"
         f"<table><tr>{head}</tr>\n" + "\n".join(body) + "\n</table></body></html>\n"
     )

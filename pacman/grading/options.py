@@ -102,7 +102,7 @@ class GradingJob:
 
     test_root: str  # the suite's folder
     single_test: str | None = None  # ``-t q2/0-small-tree``: this test alone
-    code_root: str | None = None  # where the student's files are (None: the project's agents)
+    code_root: str | None = None  # where the student's files are (None: the working folder)
     student_code: tuple[str, ...] = ()  # the files to grade there
     print_tests: bool = False
     generate_solutions: bool = False
@@ -122,6 +122,28 @@ class GradingJob:
     in_bundle: bool = False  # graded by a Gradescope bundle: grades leave the run
     hide: tuple[str, ...] = ()  # more folders the code graded must not see
     new_suite: SuiteRequest | None = None  # --generate-suite: write a suite, grade nothing
+
+    def graded(self) -> dict[str, Any]:
+        """What this job grades, as every report names it first: the code's files (the
+        project's ``agents`` folder where no student file is graded) and the suite."""
+        if self.student_code:
+            # A batch grades the files of each subfolder: named by a pattern.
+            where = os.path.join(self.submissions, "*") if self.submissions else self.code_root
+            folder = os.path.abspath(where or ".")
+            code = [os.path.join(folder, name) for name in self.student_code]
+        else:
+            from pacman.sandbox.isolation import PROJECT_ROOT
+            from pacman.sandbox.policy import AGENT_CODE
+
+            code = [os.path.join(PROJECT_ROOT, AGENT_CODE)]
+        suite = self.test_root
+        if self.single_test:  # -t q2/0-small-tree: that test's file
+            suite = self.single_test.removesuffix(".test") + ".test"
+        return {
+            "code": code,
+            "project_agents": not self.student_code,
+            "suite": os.path.abspath(suite),
+        }
 
     def hidden_folders(self) -> list[str]:
         """Every folder the graded code must not see: the suite (a single test's too), the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any
+from typing import Any, TextIO
 
 from pacman.grading.session import RunResult
 from pacman.grading.suite import Question, QuestionResult
@@ -92,8 +92,35 @@ def summary_block(run: RunResult) -> str:
     return "\n".join(lines)
 
 
-def results_json(run: RunResult, mute: bool = False) -> dict[str, Any]:
-    """Gradescope's response format (score, per-question tests with output)."""
+def graded_line(graded: dict[str, Any]) -> str:
+    """``Grading multiAgents.py (/abs/multiAgents.py) against test_cases (/abs/test_cases)``:
+    the first line of every report (``graded`` from :meth:`GradingJob.graded`)."""
+    if graded["project_agents"]:
+        code = f"the project's own agents ({graded['code'][0]})"
+    else:
+        code = ", ".join(f"{os.path.basename(path)} ({path})" for path in graded["code"])
+    suite = graded["suite"]
+    # A handed-in file's path may hold anything: the line stays one line.
+    return untrusted.line(f"Grading {code} against {os.path.basename(suite)} ({suite})")
+
+
+def heading(graded: dict[str, Any], warning: str | None, out: TextIO) -> None:
+    """The report's first lines, once no refusal can come: what is graded, against which
+    suite (:meth:`GradingJob.graded`); then the weak sandbox's warning, if any."""
+    print(graded_line(graded), file=out, flush=True)
+    if warning is not None:
+        print(warning, file=out, flush=True)
+
+
+def results_json(
+    run: RunResult,
+    mute: bool = False,
+    graded: dict[str, Any] | None = None,
+    warning: str | None = None,
+) -> dict[str, Any]:
+    """Gradescope's response format (score, per-question tests with output); with
+    ``graded``, what was graded, named in a field of its own and in the output's first
+    line; with ``warning`` (a weak sandbox), that too, next."""
     tests = []
     for q in run.questions:
         text = "\n".join(line for r in q.tests for line in format_test(r, mute))
@@ -106,11 +133,15 @@ def results_json(run: RunResult, mute: bool = False) -> dict[str, Any]:
             }
         )
     return {
+        **({"graded": graded} if graded else {}),
+        **({"warning": warning} if warning is not None else {}),
         "score": run.total,
         "max_score": run.max_total,
         "execution_time": round(run.seconds, 3),
         "output": "\n".join(
             [
+                *([graded_line(graded)] if graded else []),
+                *([warning] if warning is not None else []),
                 *import_report(run.load_error, run.import_output, mute),
                 f"Total: {run.total:g}/{run.max_total} (isolation: {protection_summary(run)})",
             ]
@@ -143,8 +174,10 @@ def write_edx(data: dict[str, Any], folder: str = ".") -> None:
     def mark(score: float, most: float) -> str:
         return '<span class="correct"/>' if score >= most else '<span class="incorrect"/>'
 
-    parts = [
-        "<div>",
+    parts = ["<div>"]
+    if "graded" in data:
+        parts.append(f'  <p class="graded">{escape(graded_line(data["graded"]))}</p>')
+    parts += [
         f"  <h3>Total score ({data['score']:g} / {data['max_score']:g}) "
         f"{mark(data['score'], data['max_score'])}</h3>",
     ]

@@ -7,6 +7,7 @@ per question, each with its own ``CONFIG`` (``max_points``, ``class``) and
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 
@@ -72,6 +73,24 @@ def load_question(folder: str, name: str, display_root: str | None = None) -> Qu
     return question
 
 
+def _not_a_suite(folder: str) -> str:
+    """Why ``folder``, without a CONFIG, is no suite; a folder of submissions is named so."""
+    held: list[str] = []
+    # The folder and its subfolders only: a mistaken --test-directory / is not walked.
+    for top in [folder, *(os.path.join(folder, name) for name in os.listdir(folder))]:
+        with contextlib.suppress(OSError):
+            held += os.listdir(top) if os.path.isdir(top) else []
+    if any(name.endswith(".py") for name in held):
+        return (
+            "no CONFIG and no question folder, but Python files (submissions? "
+            "--submissions DIR grades them against a suite)"
+        )
+    return (
+        'no CONFIG and no question folder (a suite has a CONFIG, order: "q1 q2", and a '
+        "folder per question with a CONFIG and its tests)"
+    )
+
+
 def load_suite(
     test_dir: str, only_question: str | None = None, display_root: str | None = None
 ) -> list[Question]:
@@ -82,12 +101,17 @@ def load_suite(
     if not os.path.isdir(test_dir):
         raise TestFileError(f"{test_dir}: no such test directory")
     config_path = os.path.join(test_dir, "CONFIG")
-    if os.path.exists(config_path):
-        config = read_test_file(config_path)
-        order = config.get("order", "").split()
-    else:
-        order = sorted(
-            n for n in os.listdir(test_dir) if os.path.isfile(os.path.join(test_dir, n, "CONFIG"))
+    config = read_test_file(config_path) if os.path.isfile(config_path) else None
+    # CS188's rule: the questions ``order`` names, else every question folder, by name.
+    order = (config.get("order", "") if config else "").split() or sorted(
+        n for n in os.listdir(test_dir) if os.path.isfile(os.path.join(test_dir, n, "CONFIG"))
+    )
+    if not order and config is None:
+        raise TestFileError(f"{test_dir}: not a test suite: {_not_a_suite(test_dir)}")
+    if not order and config is not None:
+        raise TestFileError(
+            f"{config.where('order')}: no questions: order names none and no folder here has "
+            'a CONFIG (a suite lists its questions: order: "q1 q2")'
         )
     if only_question is not None:
         if only_question not in order and not os.path.isdir(os.path.join(test_dir, only_question)):

@@ -193,8 +193,9 @@ def report_name(question: str, path: str) -> str:
     return f"{stem or 'test'}.html"
 
 
-def write_reports(folder: str, run: Any) -> list[str]:
-    """One page per failed tree test of ``run`` in ``folder``; the lines that name them."""
+def write_reports(folder: str, run: Any, graded: str = "") -> list[str]:
+    """One page per failed tree test of ``run`` in ``folder``, each headed by ``graded`` (the
+    report's line naming the code and the suite); the lines that name the pages."""
     import os
 
     from pacman.outputs import write_atomically
@@ -213,7 +214,8 @@ def write_reports(folder: str, run: Any) -> list[str]:
             target = os.path.join(folder, f"{name}.html")
             try:
                 os.makedirs(folder, exist_ok=True)
-                write_atomically(target, report_page(data, f"FAIL: {result.path}"))
+                title = f"{graded}: FAIL: {result.path}" if graded else f"FAIL: {result.path}"
+                write_atomically(target, report_page(data, title))
             except OSError as error:
                 raise PacmanError(
                     f"--html-report {folder}: cannot write ({error.strerror})"
