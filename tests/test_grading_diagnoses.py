@@ -65,7 +65,7 @@ def test_the_new_test_gives_each_wrong_layer_its_own_move():
     tree, action, depth = _tests()["4-every-layer-order"]
     moves = {}
     for variant in diagnose.variants_for("ExpectiminimaxAgent", tree):
-        if variant.depth_delta or variant.per_move:
+        if variant.depth_delta or variant.per_move or variant.partial:
             continue  # the tree is one round deep: these score inner states or match the right one
         moves[variant.description.split(",")[0].split(" (")[0]] = diagnose.run_variant(
             tree.start, depth, variant
@@ -126,8 +126,10 @@ def test_states_alone_and_a_move_alone_name_every_mistake_they_fit():
         "root", diagnose.run_variant(tree.start, depth, diagnose.Variant("minimax"))[1]
     )
     assert diagnose.diagnose(tree, depth, alg, "Nowhere", unpruned) == [
-        "Diagnosis: your generated states fit any of 2 mistakes, each generating exactly them: "
-        "ghosts treated as MAX (every agent maximising); minimax without any pruning."
+        "Diagnosis: your generated states fit any of 3 mistakes, each generating exactly them: "
+        "ghosts treated as MAX (every agent maximising); minimax without any pruning; "
+        "alpha-beta without the root's bound (the root must pass its best value so far to the "
+        "next child as alpha)."
     ]
     # The right states and a wrong move that three mistakes choose.
     tree, depth, alg, right = _tree_test("q6/2-zero-probability")

@@ -86,6 +86,8 @@ def test_the_variants_count_depth_their_way():
         ({"layers": ("min", "mean")}, "layers ('min', 'mean'): one min, chance or max per ghost"),
         ({"ordering": "random"}, "ordering 'random': expected legal or evaluation"),
         ({"prune_on_equal": True}, "prune_on_equal is a variant of alphabeta"),
+        ({"root_unbounded": True}, "root_unbounded is a variant of alphabeta"),
+        ({"chance_divisor": "two"}, "chance_divisor 'two': expected one of moves, one, ghost"),
         ({"algorithm": ALPHABETA, "layers": (CHANCE,)}, "prunes MIN and MAX layers only"),
         ({"depth_per_agent": True, "partial_ply": True}, "two ways to count depth"),
     ],

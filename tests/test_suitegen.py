@@ -16,13 +16,34 @@ SHARED = {
     "depth counted per agent move instead of per round",
     "a search one round too shallow",
     "a search one round too deep",
+    "evaluation before the depth limit",
 }
+MIXED = {
+    "the first ghost {}, later ghosts maximising",
+    "the first ghost maximising, later ghosts {}",
+}
+MINIMISING = {m.format("minimising") for m in MIXED}
+AVERAGING = {m.format("averaging") for m in MIXED}
 #: Every known mistake of the diagnosis, per question kind.
 MISTAKES = {
-    "minimax": SHARED | {"ghosts averaging"},
-    "alphabeta": SHARED | {"alpha-beta pruning on equality", "minimax without any pruning"},
-    "expectimax": SHARED | {"ghosts taking the minimum"},
+    "minimax": SHARED | MINIMISING | {"ghosts averaging"},
+    "alphabeta": SHARED
+    | MINIMISING
+    | {
+        "alpha-beta pruning on equality",
+        "minimax without any pruning",
+        "alpha-beta without the root's bound",
+    },
+    "expectimax": SHARED
+    | AVERAGING
+    | {
+        "ghosts taking the minimum",
+        "chance nodes summed instead of averaged",
+        "chance nodes divided by the ghost's index instead of by the number of moves",
+        "chance nodes divided by the number of agents instead of by the number of moves",
+    },
     "weighted": SHARED
+    | AVERAGING
     | {
         "ghosts taking the minimum",
         "chance nodes averaged uniformly where the test gives probabilities",
@@ -150,9 +171,10 @@ def test_a_suite_is_never_written_over_something_or_half(capsys, tmp_path, monke
     (tmp_path / "empty").mkdir()
     assert _generate(capsys, tmp_path / "empty", "--trees", "1", "--kinds", "minimax")[0] == 0
     monkeypatch.setattr(suitegen, "SPARE_TREES", 0)
-    code, out, err = _generate(capsys, tmp_path / "refused", "--seed", "x", "--trees", "1")
+    flags = ("--seed", "x", "--trees", "1", "--kinds", "alphabeta")
+    code, out, err = _generate(capsys, tmp_path / "refused", *flags)
     assert code == 2 and out == ""
-    assert err.startswith("autograder: fresh trees for q2 (minimax): none of 1 drawn catches ")
+    assert err.startswith("autograder: fresh trees for q3 (alphabeta): none of 1 drawn catches ")
     assert err.endswith("; no suite is written that a known mistake passes\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "file", "full"]
 
