@@ -474,27 +474,32 @@ def student_runtime(path: Path) -> Iterator[Any]:
                 sys.modules[name] = module
 
 
-def tree_passes(runtime: Any, test: Mapping[str, str], solution: Mapping[str, str]) -> bool:
-    """Whether the submission of ``runtime`` passes a tree test: asked as a worker asks it
-    (the agent built as the test's configuration says), its move and generated states (the
-    set, as CS188 compares them) against the solution's."""
+def ask_tree(runtime: Any, test: Mapping[str, str]) -> tuple[str | None, list[str], str | None]:
+    """What the submission of ``runtime`` does on a tree test, asked as a worker asks it (the
+    agent built as the test's configuration says): its move, its generated states (sorted,
+    as CS188 compares them) and its error, if any."""
     from agents.search_config import config_from_test
     from pacman.gametree import GameTree
     from pacman.grading.diagnose import generated_names
 
     tree = GameTree.from_fields(test)
     args = config_from_test(test["alg"], test["depth"], tree).agent_args()
-    reply = runtime.op_tree(
+    reply = runtime.answer(
         {
+            "op": "tree",
             "fields": dict(test),
             "agent": test["alg"].strip(),
             "kwargs": {k: v for k, v in args.items() if k != "ghostModel"},
             "ghost_model": "ghostModel" in args,
         }
     )
-    generated = generated_names(tree.start.name, reply["expansions"])
-    return (
-        reply.get("error") is None
-        and reply["action"] == solution["action"]
-        and generated == sorted(solution["generated"].split())
-    )
+    expansions = reply.get("expansions", [])
+    return reply.get("action"), generated_names(tree.start.name, expansions), reply.get("error")
+
+
+def tree_passes(runtime: Any, test: Mapping[str, str], solution: Mapping[str, str]) -> bool:
+    """Whether the submission of ``runtime`` passes a tree test: its move and generated
+    states against the solution's."""
+    action, generated, error = ask_tree(runtime, test)
+    gold = sorted(solution["generated"].split())
+    return error is None and action == solution["action"] and generated == gold
