@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from agents.search_config import config_from_test
 from pacman.gametree import GameTree
 from pacman.grading import diagnose, main, suitegen
-from pacman.grading.suitegen import KINDS, mistake, question_tests
+from pacman.grading.reference import root_values
+from pacman.grading.suitegen import KINDS, MARGIN, mistake, question_tests
 
 SHARED = {
     "ghosts treated as MAX",
@@ -87,6 +89,17 @@ def test_each_known_mistake_fails_a_generated_test_for_20_seeds(kind):
             right = diagnose.correct_variant(KINDS[kind].alg, tree)
             action, generated = diagnose.outcome(tree, depth, right)
             assert test.solution == {"action": action, "generated": " ".join(generated)}
+            assert_fair(test.test, action)
+
+
+def assert_fair(test: dict[str, str], action: str) -> None:
+    """A tree assumes of an agent no more than CS188's suite does: no move is Stop, and the
+    best root move beats every other by more than rounding (exact values, no pruning)."""
+    tree = GameTree.from_fields(test)
+    assert all(line.split()[1] != "Stop" for line in test["successors"].splitlines())
+    values = root_values(tree.start, config_from_test(test["alg"], test["depth"], tree))
+    best = values.pop(action)
+    assert all(best - value > MARGIN * max(1.0, abs(best)) for value in values.values())
 
 
 def _generate(capsys, folder: Path, *flags: str) -> tuple[int, str, str]:
