@@ -74,6 +74,21 @@ def test_right_agents_written_differently_get_full_marks_on_10_fresh_suites(name
         assert lost == {"q3": list(SEEDS)}
 
 
+@needs_berkeley
+def test_cs188s_public_suite_gives_the_right_files_what_fresh_trees_give(capsys, tmp_path):
+    """The right files of the corpus answering CS188's questions, on CS188's public q2-q4
+    (recorded games included), graded here: the points every fresh suite gives them."""
+    names = [name for name, questions in CORRECT.items() if "q2" in questions]
+    submissions = make_submissions(tmp_path, names)
+    rows = _batch(capsys, tmp_path, submissions, cs188_questions(tmp_path), "--game-secret", "s")
+    points = {
+        name: {q: row["points"] for q, row in rows[name]["questions"].items()} for name in rows
+    }
+    assert points == {
+        name: {q: 5.0 if q in CORRECT[name] else 0.0 for q in ("q2", "q3", "q4")} for name in names
+    }
+
+
 @pytest.mark.parametrize("name", sorted(MISTAKES))
 def test_every_known_mistake_loses_its_question_on_10_fresh_suites(name, tmp_path):
     path = tmp_path / "multiAgents.py"
