@@ -26,7 +26,7 @@ catch the known mistakes (:mod:`pacman.grading.suitegen`).
 >>> import random
 >>> tree = draw_tree(random.Random(1), TreeSpec(ghosts=(1,)), ghosts=1, trap="alpha-equal")
 >>> tree.fields["num_agents"], tree.fields["start_state"], tree.label
-('2', 'root', '1ghost-depth2-alpha-equal')
+('2', 'root', '1ghost-depth1-alpha-equal')
 """
 
 from __future__ import annotations
