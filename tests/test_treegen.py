@@ -67,7 +67,11 @@ def test_every_tree_reads_back_and_keeps_cs188s_rules(chance):
                 assert name not in tree.win_states | tree.lose_states
             assert next(iter(tree.moves["root"].values())) in tree.moves
             # States over are above the limit; a subtree below the limit is always there.
+            # Every other state above the limit has a move (CS188's trees have no stuck state,
+            # and many right agents take the max of no moves there).
             assert all(plies[n] < limit for n in tree.win_states | tree.lose_states)
+            over = tree.win_states | tree.lose_states
+            assert all(tree.moves.get(n) for n in plies if plies[n] < limit and n not in over)
             if any(plies[n] == limit for n in plies):
                 assert max(plies.values()) > limit
             # Exact probabilities summing to 1, on every chance layer of a weighted tree alone.
