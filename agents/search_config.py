@@ -175,10 +175,8 @@ class SearchConfig:
         ``None`` where every one divides by its number of moves, as it should."""
         if self.chance_divisor == "moves":
             return None
-        divide = {"one": lambda ghost: 1, "ghost": lambda ghost: ghost}.get(
-            self.chance_divisor, lambda ghost: num_agents
-        )
-        return (None, *(divide(ghost) for ghost in range(1, num_agents)))
+        fixed = {"one": 1, "agents": num_agents}.get(self.chance_divisor)
+        return (None, *(fixed or ghost for ghost in range(1, num_agents)))
 
     def plies(self, num_agents: int) -> int:
         """The moves along a line before the depth limit (the variants count them otherwise)."""

@@ -5,9 +5,9 @@ classic wrong ones (:func:`variants_for`: ghosts as MAX, all or some, depth
 counted per move or off by one or stopped mid-round, pruning on equality or
 without the root's bound, expectimax taking the minimum, summing or dividing by
 the wrong number, chance nodes averaged uniformly where the test gives
-probabilities, MIN and chance layers mixed up). When a submission's move and generated states
-match one of the wrong ones, the report names that mistake; when they match several
-equally, it names them all.
+probabilities, MIN and chance layers mixed up). When a submission's move and
+generated states match one of the wrong ones, the report names that mistake;
+when they match several equally, it names them all.
 """
 
 from __future__ import annotations
@@ -201,18 +201,18 @@ def _mixed_with_max(right: Variant, ghosts: int) -> list[Variant]:
     and the other way round (every ghost maximising is a mistake of its own)."""
     if ghosts < 2 or right.layers is not None:
         return []
-    verb = "minimising" if right.ghost == "min" else "averaging"
+    verb, layer = ("minimising", "MIN") if right.ghost == "min" else ("averaging", "chance")
     return [
         replace(
             right,
-            description=f"the first ghost {verb}, later ghosts maximising (a mix of MIN and MAX "
-            "among the ghosts)",
+            description=f"the first ghost {verb}, later ghosts maximising (every ghost is a "
+            f"{layer} layer)",
             layers=(right.ghost, *("max",) * (ghosts - 1)),
         ),
         replace(
             right,
-            description=f"the first ghost maximising, later ghosts {verb} (a mix of MIN and MAX "
-            "among the ghosts)",
+            description=f"the first ghost maximising, later ghosts {verb} (every ghost is a "
+            f"{layer} layer)",
             layers=("max", *(right.ghost,) * (ghosts - 1)),
         ),
     ]
