@@ -464,9 +464,13 @@ def student_runtime(path: Path) -> Iterator[Any]:
     names = ("util", "game", path.stem)
     saved = {name: sys.modules.get(name) for name in names}
     sys.modules["util"], sys.modules["game"] = util, game
+    # As in a worker: importing the file writes no bytecode beside it (tests leave the
+    # checkout as it was).
+    writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         yield StudentRuntime({"student": [str(path)]})
     finally:
+        sys.dont_write_bytecode = writes
         for name, module in saved.items():
             if module is None:
                 sys.modules.pop(name, None)
