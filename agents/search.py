@@ -205,6 +205,7 @@ class _Walk:
         "countdown",
         "deadline",
         "delay",
+        "divisors",
         "equal",
         "evaluate",
         "evaluations",
@@ -221,6 +222,7 @@ class _Walk:
         "plies",
         "prune",
         "reused",
+        "root_bound",
         "sort",
         "table",
     )
@@ -238,6 +240,8 @@ class _Walk:
         self.evaluate = evaluate
         self.table, self.deadline, self.countdown = table, deadline, _CLOCK_EVERY
         self.prune = config.prunes
+        self.root_bound = config.prunes and not config.root_unbounded
+        self.divisors = config.divisors(num_agents)
         self.equal = config.prune_on_equal
         self.sort = config.ordering == EVALUATION
         self.haste, self.delay = config.win_haste, config.loss_delay
@@ -259,7 +263,7 @@ class _Walk:
             actions, successor = self.sorted_children(state, 0, actions)
         best_value, best_action, alpha = -_INF, actions[0], -_INF
         values: dict[str, float] = {}
-        following, prune = self.following[0], self.prune
+        following, prune = self.following[0], self.root_bound
         value = self.limit if plies == 1 else self.expand[following]
         try:
             for action in actions:
@@ -420,6 +424,8 @@ class _Walk:
             for action in actions:
                 self.nodes += 1
                 total += value(successor(agent, action), following, p - 1, alpha, beta)
+            if self.divisors is not None:  # a variant's mistake
+                return total / (self.divisors[agent] or len(actions))
             return total / len(actions)
         probabilities = _checked(self.model(s, agent), actions, s, agent)
         for action in actions:

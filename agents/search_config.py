@@ -2,7 +2,8 @@
 
 A :class:`SearchConfig` names the algorithm, the depth, the ghost model, the layers and the
 ordering, plus the *variant options*: the classic mistakes the grader's diagnosis runs (pruning
-on equality, depth counted per agent move, the partial-ply search) and the anytime agent's
+on equality, depth counted per agent move, the partial-ply search, a root without alpha's
+bound, a chance node divided by the wrong number) and the anytime agent's
 own rules (prune on equality, prefer late losses). It is built in one of two ways, and only
 these:
 
@@ -66,6 +67,9 @@ ALGORITHMS = (MINIMAX, ALPHABETA, EXPECTIMAX, EXPECTIMINIMAX)
 #: diagnosis's "ghosts treated as MAX" mistake) maximise.
 MIN, CHANCE, MAX = "min", "chance", "max"
 
+#: What a plain chance node may divide its children's sum by (all but ``moves`` are mistakes).
+DIVISORS = ("moves", "one", "ghost", "agents")
+
 #: Children in legal-action order (CS188's), or best first by the evaluation function.
 LEGAL, EVALUATION = "legal", "evaluation"
 
@@ -100,6 +104,13 @@ class SearchConfig:
     depth_per_agent: bool = False
     #: Variant: the last round stops after Pac-Man's move, before the ghosts reply.
     partial_ply: bool = False
+    #: Variant: the root searches every child with the full window (alpha-beta whose root
+    #: does not raise alpha between its children).
+    root_unbounded: bool = False
+    #: Variant: what a plain chance node divides the sum of its children's values by:
+    #: ``moves`` (right: their number), ``one`` (the sum), ``ghost`` (the ghost's index) or
+    #: ``agents`` (the number of agents).
+    chance_divisor: str = "moves"
     #: Points added to a won state for each ply it comes before the horizon.
     win_haste: float = 0.0
     #: Points taken off a lost state for each ply it comes before the horizon.
@@ -119,10 +130,16 @@ class SearchConfig:
             object.__setattr__(self, "layers", layers)
         if self.ordering not in (LEGAL, EVALUATION):
             raise AgentError(f"search: ordering {self.ordering!r}: expected legal or evaluation")
-        if self.prune_on_equal and self.algorithm != ALPHABETA:
-            raise AgentError("search: prune_on_equal is a variant of alphabeta")
+        for variant in ("prune_on_equal", "root_unbounded"):
+            if getattr(self, variant) and self.algorithm != ALPHABETA:
+                raise AgentError(f"search: {variant} is a variant of alphabeta")
         if self.prunes and CHANCE in (self.layers or ()):
             raise AgentError("search: alpha-beta prunes MIN and MAX layers only, not chance")
+        if self.chance_divisor not in DIVISORS:
+            raise AgentError(
+                f"search: chance_divisor {self.chance_divisor!r}: expected one of "
+                f"{', '.join(DIVISORS)}"
+            )
         if self.depth_per_agent and self.partial_ply:
             raise AgentError("search: depth_per_agent and partial_ply are two ways to count depth")
 
@@ -152,6 +169,14 @@ class SearchConfig:
         if self.algorithm == EXPECTIMINIMAX:
             return ((MIN, CHANCE) * ghosts)[:ghosts]
         return (CHANCE if self.algorithm == EXPECTIMAX else MIN,) * ghosts
+
+    def divisors(self, num_agents: int) -> tuple[int | None, ...] | None:
+        """What each agent's plain chance node divides by (``None``: its number of moves), or
+        ``None`` where every one divides by its number of moves, as it should."""
+        if self.chance_divisor == "moves":
+            return None
+        fixed = {"one": 1, "agents": num_agents}.get(self.chance_divisor)
+        return (None, *(fixed or ghost for ghost in range(1, num_agents)))
 
     def plies(self, num_agents: int) -> int:
         """The moves along a line before the depth limit (the variants count them otherwise)."""

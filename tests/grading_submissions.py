@@ -12,7 +12,11 @@ Submissions that are not variations of it (``other_style``,
 from __future__ import annotations
 
 import shutil
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "grading"
 #: CS188's suite, beside the checkout (tests that need it skip when it is absent).
@@ -355,6 +359,68 @@ MISTAKES: dict[str, list[Change]] = {
     ],
     "ghosts taking the minimum": VARIANTS["broken_expectimax_min"][1],
     "ghosts averaging": [("MinimaxAgent", "best = None\n", _AVERAGING_GHOSTS)],
+    "the first ghost minimising, later ghosts maximising": [
+        ("MinimaxAgent", "(agentIndex == 0 and v > best[0])", "(agentIndex != 1 and v > best[0])"),
+        ("MinimaxAgent", "(agentIndex != 0 and v < best[0])", "(agentIndex == 1 and v < best[0])"),
+        (
+            "AlphaBetaAgent",
+            "            if agentIndex == 0:\n",
+            "            if agentIndex != 1:\n",
+        ),
+    ],
+    "the first ghost maximising, later ghosts minimising": [
+        ("MinimaxAgent", "(agentIndex == 0 and v > best[0])", "(agentIndex <= 1 and v > best[0])"),
+        ("MinimaxAgent", "(agentIndex != 0 and v < best[0])", "(agentIndex > 1 and v < best[0])"),
+        (
+            "AlphaBetaAgent",
+            "            if agentIndex == 0:\n",
+            "            if agentIndex <= 1:\n",
+        ),
+    ],
+    "the first ghost averaging, later ghosts maximising": [
+        ("ExpectimaxAgent", "        if agentIndex == 0:\n", "        if agentIndex != 1:\n"),
+    ],
+    "the first ghost maximising, later ghosts averaging": [
+        ("ExpectimaxAgent", "        if agentIndex == 0:\n", "        if agentIndex <= 1:\n"),
+    ],
+    # Depth counted when Pac-Man moves: the last round stops before the ghosts reply.
+    "evaluation before the depth limit": [
+        (
+            agent,
+            "nextDepth = depth + 1 if nextAgent == 0 else depth",
+            "nextDepth = depth + 1 if agentIndex == 0 else depth",
+        )
+        for agent in _SEARCHES
+    ],
+    # The root's moves each searched with the full window.
+    "alpha-beta without the root's bound": [
+        (
+            "AlphaBetaAgent",
+            "alpha = max(alpha, best[0])",
+            "alpha = max(alpha, best[0]) if depth > 0 else alpha",
+        )
+    ],
+    "chance nodes summed instead of averaged": [
+        (
+            "ExpectimaxAgent",
+            "return sum(values) / float(len(values)), None",
+            "return sum(values), None",
+        )
+    ],
+    "chance nodes divided by the ghost's index instead of by the number of moves": [
+        (
+            "ExpectimaxAgent",
+            "return sum(values) / float(len(values)), None",
+            "return sum(values) / float(agentIndex), None",
+        )
+    ],
+    "chance nodes divided by the number of agents instead of by the number of moves": [
+        (
+            "ExpectimaxAgent",
+            "return sum(values) / float(len(values)), None",
+            "return sum(values) / float(state.getNumAgents()), None",
+        )
+    ],
 }
 
 #: The question of each agent in CS188's suite and in a generated one.
@@ -369,3 +435,75 @@ def mistake_text(name: str) -> str:
 def mistaken_questions(name: str) -> set[str]:
     """The questions (of CS188's three) whose agent makes the mistake ``name``."""
     return {QUESTION_OF[agent] for agent, _, _ in MISTAKES[name] if agent in QUESTION_OF}
+
+
+#: Right submissions written differently (each a folder of ``fixtures/grading``), and the
+#: questions each must pass on every suite, CS188's or fresh. ``reversed_order`` walks the
+#: moves in reverse: alpha-beta's generated states depend on the order, so q3 may fail it.
+CORRECT = {
+    "cs188_style": ("q2", "q3", "q4"),
+    "other_style": ("q2", "q3", "q4"),
+    "chance_style": ("q6", "q7"),
+    "last_of_equal": ("q2", "q3", "q4", "q6", "q7"),
+    "value_action_pairs": ("q2", "q3", "q4"),
+    "random_ties": ("q2", "q3", "q4"),
+    "reversed_order": ("q2", "q4", "q6", "q7"),
+    "memo_snake": ("q2", "q3", "q4"),
+}
+
+
+@contextmanager
+def student_runtime(path: Path) -> Iterator[Any]:
+    """The grading worker's runtime for the student file ``path``, in this process and
+    without the sandbox: the cheapest way to ask one submission about many trees. CS188's
+    ``util`` and ``game`` are the project's shims, as in a worker; every module it replaces
+    is put back after."""
+    from pacman.sandbox.inside import StudentRuntime
+    from pacman.shims import game, util
+
+    names = ("util", "game", path.stem)
+    saved = {name: sys.modules.get(name) for name in names}
+    sys.modules["util"], sys.modules["game"] = util, game
+    # As in a worker: importing the file writes no bytecode beside it (tests leave the
+    # checkout as it was).
+    writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        yield StudentRuntime({"student": [str(path)]})
+    finally:
+        sys.dont_write_bytecode = writes
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
+def ask_tree(runtime: Any, test: Mapping[str, str]) -> tuple[str | None, list[str], str | None]:
+    """What the submission of ``runtime`` does on a tree test, asked as a worker asks it (the
+    agent built as the test's configuration says): its move, its generated states (sorted,
+    as CS188 compares them) and its error, if any."""
+    from agents.search_config import config_from_test
+    from pacman.gametree import GameTree
+    from pacman.grading.diagnose import generated_names
+
+    tree = GameTree.from_fields(test)
+    args = config_from_test(test["alg"], test["depth"], tree).agent_args()
+    reply = runtime.answer(
+        {
+            "op": "tree",
+            "fields": dict(test),
+            "agent": test["alg"].strip(),
+            "kwargs": {k: v for k, v in args.items() if k != "ghostModel"},
+            "ghost_model": "ghostModel" in args,
+        }
+    )
+    expansions = reply.get("expansions", [])
+    return reply.get("action"), generated_names(tree.start.name, expansions), reply.get("error")
+
+
+def tree_passes(runtime: Any, test: Mapping[str, str], solution: Mapping[str, str]) -> bool:
+    """Whether the submission of ``runtime`` passes a tree test: its move and generated
+    states against the solution's."""
+    action, generated, error = ask_tree(runtime, test)
+    gold = sorted(solution["generated"].split())
+    return error is None and action == solution["action"] and generated == gold

@@ -1,8 +1,10 @@
-"""Trees drawn for each submission (``--fresh-trees``), and what a table of CS188's public
-answers is worth once the trees are fresh."""
+"""Fresh trees are fair to every right agent and catch every known mistake; trees drawn for
+each submission (``--fresh-trees``); and what a table of CS188's public answers is worth once
+the trees are fresh."""
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -10,26 +12,112 @@ from pathlib import Path
 import pytest
 from grading_submissions import (
     BERKELEY,
+    CORRECT,
     FIXTURES,
     MISTAKES,
     QUESTION_OF,
+    ask_tree,
     cs188_questions,
     make_mini,
     make_submissions,
     mistake_text,
     mistaken_questions,
+    student_runtime,
     submission_folder,
+    tree_passes,
 )
 
-from pacman.grading import main
+from pacman.gametree import GameTree
+from pacman.grading import diagnose, main
 from pacman.grading.report import test_listing as printed_listing
 from pacman.grading.suite import load_suite
-from pacman.grading.suitegen import fresh_questions
+from pacman.grading.suitegen import KINDS, FreshTest, fresh_questions, mistake, question_tests
 from pacman.testfile import parse_test_text, read_test_file
 
 needs_berkeley = pytest.mark.skipif(not BERKELEY.is_dir(), reason="shared/berkeley not present")
 LOOKUP = FIXTURES / "lookup_style" / "multiAgents.py"
 FRESH = ("--fresh-trees", "q2,q3,q4", "--game-secret", "the course's own")
+#: Ten seeds, each a suite of every question (``--trees 8``, as by default).
+SEEDS = tuple(f"corpus {number}" for number in range(10))
+CS188_KINDS = ("minimax", "alphabeta", "expectimax")
+
+
+@functools.cache
+def fresh_suites(kind: str) -> dict[str, list[FreshTest]]:
+    """The tests of question ``kind`` for each of :data:`SEEDS`, as ``--generate-suite``
+    writes them (drawn once for the whole module)."""
+    return {seed: question_tests(kind, seed, 8)[0] for seed in SEEDS}
+
+
+def lost_seeds(path: Path, kinds: tuple[str, ...] = tuple(KINDS)) -> dict[str, list[str]]:
+    """For each question of ``kinds``, the seeds whose suite the submission at ``path`` fails
+    in some test: graded in this process, each tree asked as a worker asks it."""
+    lost: dict[str, list[str]] = {}
+    with student_runtime(path) as runtime:
+        for kind in kinds:
+            for seed, tests in fresh_suites(kind).items():
+                if not all(tree_passes(runtime, t.test, t.solution) for t in tests):
+                    lost.setdefault(KINDS[kind].question, []).append(seed)
+    return lost
+
+
+@pytest.mark.parametrize("name", sorted(CORRECT))
+def test_right_agents_written_differently_get_full_marks_on_10_fresh_suites(name):
+    """Last of equal moves, max over (value, action) pairs, random among equal moves, Stop
+    left out, moves walked in reverse, the snake_case API, values remembered: CS188's suite
+    gives each full marks, and so does every fresh suite, question by question. Walking the
+    moves in reverse changes which states alpha-beta generates, so q3 fails it, as CS188's
+    q3 does; q2, q4, q6 and q7 do not."""
+    lost = lost_seeds(FIXTURES / name / "multiAgents.py")
+    assert not set(lost) & set(CORRECT[name])
+    if name == "reversed_order":
+        assert lost == {"q3": list(SEEDS)}
+
+
+@needs_berkeley
+def test_cs188s_public_suite_gives_the_right_files_what_fresh_trees_give(capsys, tmp_path):
+    """The right files of the corpus answering CS188's questions, on CS188's public q2-q4
+    (recorded games included), graded here: the points every fresh suite gives them."""
+    names = [name for name, questions in CORRECT.items() if "q2" in questions]
+    submissions = make_submissions(tmp_path, names)
+    rows = _batch(capsys, tmp_path, submissions, cs188_questions(tmp_path), "--game-secret", "s")
+    points = {
+        name: {q: row["points"] for q, row in rows[name]["questions"].items()} for name in rows
+    }
+    assert points == {
+        name: {q: 5.0 if q in CORRECT[name] else 0.0 for q in ("q2", "q3", "q4")} for name in names
+    }
+
+
+@pytest.mark.parametrize("name", sorted(MISTAKES))
+def test_every_known_mistake_loses_its_question_on_10_fresh_suites(name, tmp_path):
+    path = tmp_path / "multiAgents.py"
+    path.write_text(mistake_text(name))
+    lost = lost_seeds(path, CS188_KINDS)
+    assert lost == {question: list(SEEDS) for question in mistaken_questions(name)}
+
+
+@pytest.mark.parametrize("name", sorted(MISTAKES))
+def test_a_failed_fresh_tree_is_diagnosed_with_the_mistake_made(name, tmp_path):
+    """Wherever a mistake fails a tree and its search runs to the end, the diagnosis names
+    it, alone or among every mistake its evidence fits equally; where the tree cannot tell it
+    from another (a mix of MIN and MAX with one ghost is every ghost MAX), it names that one."""
+    path = tmp_path / "multiAgents.py"
+    path.write_text(mistake_text(name))
+    named = 0
+    with student_runtime(path) as runtime:
+        for kind in CS188_KINDS:
+            for test in (t for tests in fresh_suites(kind).values() for t in tests):
+                action, generated, error = ask_tree(runtime, test.test)
+                gold = (test.solution["action"], sorted(test.solution["generated"].split()))
+                if error is not None or (action, generated) == gold:
+                    continue
+                tree, depth = GameTree.from_fields(test.test), int(test.test["depth"])
+                (said,) = diagnose.diagnose(tree, depth, test.test["alg"], action, generated)
+                known = {mistake(v) for v in diagnose.variants_for(test.test["alg"], tree)}
+                assert name in said or (name not in known and "ghosts treated as MAX" in said)
+                named += name in said
+    assert named > 0
 
 
 def _trees(questions: list) -> dict[str, dict]:
@@ -96,12 +184,13 @@ def _batch(capsys, tmp_path: Path, submissions: Path, suite: Path, *flags: str) 
 @needs_berkeley
 def test_full_marks_on_fresh_trees_and_the_same_report_on_a_regrade(capsys, tmp_path):
     suite = make_mini(tmp_path)
-    submissions = make_submissions(tmp_path, ["cs188_style", "other_style", "broken_ghost_max"])
+    # Right files (two that break ties their own way among them) meet their own trees.
+    right = ["cs188_style", "other_style", "last_of_equal", "random_ties"]
+    submissions = make_submissions(tmp_path, [*right, "broken_ghost_max"])
     first = _batch(capsys, tmp_path, submissions, suite, *FRESH)
     assert {name: row["total"] for name, row in first.items()} == {
         "broken_ghost_max": 10.0,
-        "cs188_style": 15.0,
-        "other_style": 15.0,
+        **dict.fromkeys(right, 15.0),
     }
     again = _batch(capsys, tmp_path, submissions, suite, *FRESH, "--mute")
     for name, row in first.items():
@@ -192,19 +281,28 @@ def test_a_lookup_table_of_public_answers_is_worth_nothing_on_fresh_trees(capsys
     assert _total(capsys, fresh, lookup) == _total(capsys, fresh, honest) == "Total: 5/15"
 
 
-def test_every_mistake_file_loses_exactly_its_questions_on_a_generated_suite(capsys, tmp_path):
+def test_graded_sandboxed_right_files_get_full_marks_and_mistakes_lose_their_questions(
+    capsys, tmp_path
+):
+    """The end-to-end check of the in-process grading above: one generated suite, every right
+    file and every mistake file in one sandboxed ``--submissions`` batch."""
     suite = tmp_path / "suite"
-    kinds = ("--kinds", "minimax,alphabeta,expectimax", "--seed", "mistakes", "--trees", "4")
-    assert main(["--generate-suite", str(suite), *kinds]) == 0
+    assert main(["--generate-suite", str(suite), "--seed", "mistakes", "--trees", "2"]) == 0
     submissions = tmp_path / "submissions"
+    for name in CORRECT:
+        submission_folder(name, submissions)
     for name in MISTAKES:
         (submissions / name.replace(" ", "_")).mkdir(parents=True)
         (submissions / name.replace(" ", "_") / "multiAgents.py").write_text(mistake_text(name))
     rows = _batch(capsys, tmp_path, submissions, suite)
+    lost = {
+        name: {q for q, row in rows[name]["questions"].items() if row["points"] < row["max_points"]}
+        for name in rows
+    }
+    for name, questions in CORRECT.items():
+        assert not lost[name] & set(questions), name
     for name in MISTAKES:
-        questions = rows[name.replace(" ", "_")]["questions"]
-        lost = {q for q, row in questions.items() if row["points"] < row["max_points"]}
-        assert lost == mistaken_questions(name)
+        assert lost[name.replace(" ", "_")] & {"q2", "q3", "q4"} == mistaken_questions(name)
 
 
 @needs_berkeley

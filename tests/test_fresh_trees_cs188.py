@@ -19,9 +19,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from grading_submissions import HONEST, MISTAKES, mistake_text, mistaken_questions
+from grading_submissions import (
+    CORRECT,
+    FIXTURES,
+    HONEST,
+    MISTAKES,
+    mistake_text,
+    mistaken_questions,
+    student_runtime,
+    tree_passes,
+)
+from test_fresh_trees import CS188_KINDS, SEEDS, fresh_suites
 
 from pacman.grading import main
+from pacman.grading.suitegen import KINDS, files_of
+from pacman.testfile import format_test_file
 
 CS188 = os.environ.get("PACMAN_CS188_DIR", "")
 if not CS188 or not Path(CS188, "multiagentTestClasses.py").is_file():
@@ -133,3 +145,57 @@ def test_cs188s_autograder_gives_a_lookup_table_full_marks_on_its_suite_alone(tm
     # Fresh trees: only its honest part scores, as it does with empty tables.
     assert _cs188(fresh, table, tmp_path / "b")[1] == {"q2": 5, "q3": 0, "q4": 0}
     assert _cs188(fresh, LOOKUP.read_text(), tmp_path / "c")[1] == {"q2": 5, "q3": 0, "q4": 0}
+
+
+#: Right files that use the snake_case state API, which CS188's tree states do not have.
+SNAKE_CASE = {"other_style", "memo_snake"}
+
+
+def _ten_seeds(folder: Path) -> dict[str, tuple[dict[str, str], dict[str, str]]]:
+    """One suite of CS188's questions holding the trees of all ten seeds (``3-05-...``: seed
+    3's fifth tree), written in ``folder``; each test's fields and solution by name."""
+    written = {}
+    questions = [KINDS[kind].question for kind in CS188_KINDS]
+    folder.mkdir()
+    (folder / "CONFIG").write_text(format_test_file({"order": " ".join(questions)}))
+    for kind in CS188_KINDS:
+        question = folder / KINDS[kind].question
+        question.mkdir()
+        points = {"max_points": str(KINDS[kind].points), "class": "PassAllTestsQuestion"}
+        (question / "CONFIG").write_text(format_test_file(points))
+        for number, seed in enumerate(SEEDS):
+            for test in fresh_suites(kind)[seed]:
+                text, solution = files_of(kind, test)
+                name = f"{number}-{test.name}"
+                (question / f"{name}.test").write_text(text)
+                (question / f"{name}.solution").write_text(solution)
+                written[f"{question.name}/{name}.test"] = (test.test, test.solution)
+    return written
+
+
+def test_cs188s_autograder_agrees_on_ten_fresh_suites_for_right_files_and_mistakes(tmp_path):
+    """Right files written differently get full marks from CS188's autograder on the trees of
+    ten seeds (reversed_order loses q3 there too), every known mistake loses its questions,
+    and each test CS188 grades gets the verdict this project's grader gives it."""
+    suite = tmp_path / "suite"
+    tests = _ten_seeds(suite)
+    files = {
+        name: (FIXTURES / name / "multiAgents.py").read_text()
+        for name, questions in CORRECT.items()
+        if name not in SNAKE_CASE and "q2" in questions
+    }
+    files.update({name: mistake_text(name) for name in MISTAKES})
+    for index, (name, text) in enumerate(files.items()):
+        verdicts, points = _cs188(suite, text, tmp_path / f"cs188-{index}")
+        (tmp_path / f"own-{index}").mkdir()
+        path = tmp_path / f"own-{index}" / "multiAgents.py"
+        path.write_text(text)
+        with student_runtime(path) as runtime:
+            ours = {test: tree_passes(runtime, *tests[test]) for test in verdicts}
+        assert ours == verdicts, name
+        if name in MISTAKES:
+            assert {q for q, p in points.items() if p == 0} == mistaken_questions(name), name
+        else:
+            wanted = {q: 5 for q in QUESTIONS if q in CORRECT[name]}
+            assert {q: p for q, p in points.items() if q in wanted} == wanted, name
+        print(f"{name}: CS188 {points}; {len(verdicts)} verdicts, the same here")

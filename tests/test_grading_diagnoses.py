@@ -1,16 +1,18 @@
-"""Diagnoses name every mistake the evidence fits, and q7 tells MIN from chance in every order."""
+"""Diagnoses name every mistake the evidence fits (a wrong divisor is not ghosts as MAX), and
+q7 tells MIN from chance in every order."""
 
 from __future__ import annotations
 
 import itertools
 from pathlib import Path
 
+from grading_submissions import ask_tree, mistake_text, student_runtime
 from test_grading import CHANCE_STYLE, grade_project_question, last_line
 
 from agents import ExpectiminimaxAgent
 from pacman.gametree import GameTree
 from pacman.grading import diagnose
-from pacman.testfile import read_test_file
+from pacman.testfile import parse_test_text, read_test_file
 
 REPO = Path(__file__).resolve().parents[1]
 Q7 = REPO / "test_cases" / "q7"
@@ -65,7 +67,7 @@ def test_the_new_test_gives_each_wrong_layer_its_own_move():
     tree, action, depth = _tests()["4-every-layer-order"]
     moves = {}
     for variant in diagnose.variants_for("ExpectiminimaxAgent", tree):
-        if variant.depth_delta or variant.per_move:
+        if variant.depth_delta or variant.per_move or variant.partial:
             continue  # the tree is one round deep: these score inner states or match the right one
         moves[variant.description.split(",")[0].split(" (")[0]] = diagnose.run_variant(
             tree.start, depth, variant
@@ -126,8 +128,10 @@ def test_states_alone_and_a_move_alone_name_every_mistake_they_fit():
         "root", diagnose.run_variant(tree.start, depth, diagnose.Variant("minimax"))[1]
     )
     assert diagnose.diagnose(tree, depth, alg, "Nowhere", unpruned) == [
-        "Diagnosis: your generated states fit any of 2 mistakes, each generating exactly them: "
-        "ghosts treated as MAX (every agent maximising); minimax without any pruning."
+        "Diagnosis: your generated states fit any of 3 mistakes, each generating exactly them: "
+        "ghosts treated as MAX (every agent maximising); minimax without any pruning; "
+        "alpha-beta without the root's bound (the root must pass its best value so far to the "
+        "next child as alpha)."
     ]
     # The right states and a wrong move that three mistakes choose.
     tree, depth, alg, right = _tree_test("q6/2-zero-probability")
@@ -141,4 +145,62 @@ def test_states_alone_and_a_move_alone_name_every_mistake_they_fit():
     tree, depth, alg, right = _tree_test("q3/1-prune-at-min")
     assert diagnose.diagnose(tree, depth, alg, "East", right) == [
         "Diagnosis: your move is the one chosen by ghosts treated as MAX (every agent maximising)."
+    ]
+
+
+#: Two ghosts, one round: every ghost's node a plain average (CS188's q4). Left is worth 6,
+#: Center 2; dividing by the ghost's index (1, then 2) makes them 3 and 4, as summing (6, 8)
+#: and dividing by the number of agents (2/3, 8/9) do, while ghosts as MAX tie them at 6.
+DIVIDED_TREE = """\
+num_agents: "3"
+start_state: "root"
+win_states: ""
+lose_states: ""
+successors: \"\"\"
+root Left A1
+root Center A2
+A1 Center B1
+B1 Right C1
+A2 Left B2
+A2 Center B3
+B2 Left C2
+B2 Center C3
+B3 Left C4
+B3 Center C5
+\"\"\"
+evaluation: \"\"\"
+A1 3
+B1 1
+C1 6
+A2 5
+B2 5
+C2 -1
+C3 2
+B3 3
+C4 6
+C5 1
+\"\"\"
+"""
+
+
+def test_expectimax_dividing_by_the_ghosts_index_is_not_called_ghosts_as_max(tmp_path):
+    test = {**parse_test_text(DIVIDED_TREE), "alg": "ExpectimaxAgent", "depth": "1"}
+    path = tmp_path / "multiAgents.py"
+    path.write_text(
+        mistake_text("chance nodes divided by the ghost's index instead of by the number of moves")
+    )
+    with student_runtime(path) as runtime:
+        action, generated, error = ask_tree(runtime, test)
+    tree = GameTree.from_fields(test)
+    assert (action, error) == ("Center", None)
+    assert diagnose.outcome(tree, 1, diagnose.correct_variant("ExpectimaxAgent", tree)) == (
+        "Left",
+        generated,
+    )
+    assert diagnose.diagnose(tree, 1, "ExpectimaxAgent", action, generated) == [
+        "Diagnosis: your move and generated states fit any of 3 mistakes, each giving exactly "
+        "them: chance nodes summed instead of averaged (a chance node is worth the average of "
+        "its children's values); chance nodes divided by the ghost's index instead of by the "
+        "number of moves; chance nodes divided by the number of agents instead of by the "
+        "number of moves."
     ]

@@ -88,8 +88,10 @@ def diagnosis_names_the_unpruned_search() -> bool:
         tree, 1, "AlphaBetaAgent", "Nowhere", diagnose.generated_names("root", unpruned)
     )
     return found == [
-        "Diagnosis: your generated states fit any of 2 mistakes, each generating exactly them: "
-        "ghosts treated as MAX (every agent maximising); minimax without any pruning."
+        "Diagnosis: your generated states fit any of 3 mistakes, each generating exactly them: "
+        "ghosts treated as MAX (every agent maximising); minimax without any pruning; "
+        "alpha-beta without the root's bound (the root must pass its best value so far to the "
+        "next child as alpha)."
     ]
 
 

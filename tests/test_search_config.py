@@ -86,6 +86,8 @@ def test_the_variants_count_depth_their_way():
         ({"layers": ("min", "mean")}, "layers ('min', 'mean'): one min, chance or max per ghost"),
         ({"ordering": "random"}, "ordering 'random': expected legal or evaluation"),
         ({"prune_on_equal": True}, "prune_on_equal is a variant of alphabeta"),
+        ({"root_unbounded": True}, "root_unbounded is a variant of alphabeta"),
+        ({"chance_divisor": "two"}, "chance_divisor 'two': expected one of moves, one, ghost"),
         ({"algorithm": ALPHABETA, "layers": (CHANCE,)}, "prunes MIN and MAX layers only"),
         ({"depth_per_agent": True, "partial_ply": True}, "two ways to count depth"),
     ],
@@ -324,3 +326,15 @@ def test_the_html_report_of_a_failing_q6_test_draws_the_tests_probabilities(
     ]
     assert tree["action"] == "Left"
     assert tree["compare"]["summary"].startswith("Your move: Right (expected Left). ")
+
+
+def test_the_divisor_variants_divide_each_ghosts_chance_node_as_named():
+    def divisors(by: str) -> tuple[int | None, ...] | None:
+        return SearchConfig(EXPECTIMAX, chance_divisor=by).divisors(3)
+
+    assert divisors("moves") is None  # each node divides by its number of moves
+    assert (divisors("one"), divisors("ghost"), divisors("agents")) == (
+        (None, 1, 1),
+        (None, 1, 2),
+        (None, 3, 3),
+    )

@@ -7,22 +7,45 @@ from pathlib import Path
 
 import pytest
 
+from agents.search_config import config_from_test
 from pacman.gametree import GameTree
 from pacman.grading import diagnose, main, suitegen
-from pacman.grading.suitegen import KINDS, mistake, question_tests
+from pacman.grading.reference import root_values
+from pacman.grading.suitegen import KINDS, MARGIN, mistake, question_tests
 
 SHARED = {
     "ghosts treated as MAX",
     "depth counted per agent move instead of per round",
     "a search one round too shallow",
     "a search one round too deep",
+    "evaluation before the depth limit",
 }
+MIXED = {
+    "the first ghost {}, later ghosts maximising",
+    "the first ghost maximising, later ghosts {}",
+}
+MINIMISING = {m.format("minimising") for m in MIXED}
+AVERAGING = {m.format("averaging") for m in MIXED}
 #: Every known mistake of the diagnosis, per question kind.
 MISTAKES = {
-    "minimax": SHARED | {"ghosts averaging"},
-    "alphabeta": SHARED | {"alpha-beta pruning on equality", "minimax without any pruning"},
-    "expectimax": SHARED | {"ghosts taking the minimum"},
+    "minimax": SHARED | MINIMISING | {"ghosts averaging"},
+    "alphabeta": SHARED
+    | MINIMISING
+    | {
+        "alpha-beta pruning on equality",
+        "minimax without any pruning",
+        "alpha-beta without the root's bound",
+    },
+    "expectimax": SHARED
+    | AVERAGING
+    | {
+        "ghosts taking the minimum",
+        "chance nodes summed instead of averaged",
+        "chance nodes divided by the ghost's index instead of by the number of moves",
+        "chance nodes divided by the number of agents instead of by the number of moves",
+    },
     "weighted": SHARED
+    | AVERAGING
     | {
         "ghosts taking the minimum",
         "chance nodes averaged uniformly where the test gives probabilities",
@@ -66,6 +89,17 @@ def test_each_known_mistake_fails_a_generated_test_for_20_seeds(kind):
             right = diagnose.correct_variant(KINDS[kind].alg, tree)
             action, generated = diagnose.outcome(tree, depth, right)
             assert test.solution == {"action": action, "generated": " ".join(generated)}
+            assert_fair(test.test, action)
+
+
+def assert_fair(test: dict[str, str], action: str) -> None:
+    """A tree assumes of an agent no more than CS188's suite does: no move is Stop, and the
+    best root move beats every other by more than rounding (exact values, no pruning)."""
+    tree = GameTree.from_fields(test)
+    assert all(line.split()[1] != "Stop" for line in test["successors"].splitlines())
+    values = root_values(tree.start, config_from_test(test["alg"], test["depth"], tree))
+    best = values.pop(action)
+    assert all(best - value > MARGIN * max(1.0, abs(best)) for value in values.values())
 
 
 def _generate(capsys, folder: Path, *flags: str) -> tuple[int, str, str]:
@@ -150,9 +184,10 @@ def test_a_suite_is_never_written_over_something_or_half(capsys, tmp_path, monke
     (tmp_path / "empty").mkdir()
     assert _generate(capsys, tmp_path / "empty", "--trees", "1", "--kinds", "minimax")[0] == 0
     monkeypatch.setattr(suitegen, "SPARE_TREES", 0)
-    code, out, err = _generate(capsys, tmp_path / "refused", "--seed", "x", "--trees", "1")
+    flags = ("--seed", "x", "--trees", "1", "--kinds", "alphabeta")
+    code, out, err = _generate(capsys, tmp_path / "refused", *flags)
     assert code == 2 and out == ""
-    assert err.startswith("autograder: fresh trees for q2 (minimax): none of 1 drawn catches ")
+    assert err.startswith("autograder: fresh trees for q3 (alphabeta): none of 1 drawn catches ")
     assert err.endswith("; no suite is written that a known mistake passes\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "file", "full"]
 

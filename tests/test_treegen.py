@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from pacman.gametree import GameTree
-from pacman.treegen import GHOST_MOVES, PACMAN_MOVES, TreeSpec, draw_tree
+from pacman.treegen import MOVES, TreeSpec, draw_tree
 
 SPECS = {
     "none": TreeSpec((1, 2), "none"),
@@ -43,18 +43,10 @@ def _subtree(tree: GameTree, name: str) -> list[str]:
     return found
 
 
-def _shape(tree: GameTree, name: str) -> tuple:
-    """A subtree without its states' names: values, ends, moves and probabilities, in order."""
-    moves = tree.moves.get(name, {}).items()
-    given = tree.probabilities.get(name, {})
-    ends = (name in tree.win_states, name in tree.lose_states)
-    return tree.evaluation[name], ends, [(m, given.get(m), _shape(tree, c)) for m, c in moves]
-
-
 def test_the_traps_of_each_kind_of_tree():
-    assert SPECS["none"].traps() == ("plain", "alpha-equal", "beta-equal", "root-tie", "terminals")
-    assert SPECS["uniform"].traps() == ("plain", "root-tie", "terminals")
-    assert SPECS["weighted"].traps() == ("plain", "zero-probability", "root-tie", "terminals")
+    assert SPECS["none"].traps() == ("plain", "alpha-equal", "beta-equal", "terminals")
+    assert SPECS["uniform"].traps() == ("plain", "terminals")
+    assert SPECS["weighted"].traps() == ("plain", "zero-probability", "terminals")
     with pytest.raises(ValueError, match="does not fit"):
         draw_tree(random.Random(0), SPECS["uniform"], ghosts=1, trap="alpha-equal")
 
@@ -68,13 +60,18 @@ def test_every_tree_reads_back_and_keeps_cs188s_rules(chance):
             limit = drawn.depth * tree.num_agents
             # Every state but the start has a value, and the start has none.
             assert set(tree.evaluation) == set(plies) - {"root"}
-            # Moves in legal-action order, a ghost never stops; states over have no moves.
+            # Moves named as CS188's trees name them, in order, never Stop; states over have
+            # no moves; the first root move never ends the game.
             for name, moves in tree.moves.items():
-                names = GHOST_MOVES if plies[name] % tree.num_agents else PACMAN_MOVES
-                assert list(moves) == [m for m in names if m in moves]
+                assert list(moves) == [m for m in MOVES if m in moves] and "Stop" not in moves
                 assert name not in tree.win_states | tree.lose_states
+            assert next(iter(tree.moves["root"].values())) in tree.moves
             # States over are above the limit; a subtree below the limit is always there.
+            # Every other state above the limit has a move (CS188's trees have no stuck state,
+            # and many right agents take the max of no moves there).
             assert all(plies[n] < limit for n in tree.win_states | tree.lose_states)
+            over = tree.win_states | tree.lose_states
+            assert all(tree.moves.get(n) for n in plies if plies[n] < limit and n not in over)
             if any(plies[n] == limit for n in plies):
                 assert max(plies.values()) > limit
             # Exact probabilities summing to 1, on every chance layer of a weighted tree alone.
@@ -93,17 +90,6 @@ def test_every_tree_reads_back_and_keeps_cs188s_rules(chance):
                 assert set(tree.layers) == {"min", "chance"}
 
 
-def test_root_ties_are_identical_subtrees_better_than_any_other():
-    for drawn, tree in _trees(SPECS["weighted"], "root-tie"):
-        first, second = (tree.moves["root"][move] for move in drawn.tied)
-        assert _shape(tree, first) == _shape(tree, second)
-        tied = {n for move in drawn.tied for n in _subtree(tree, tree.moves["root"][move])}
-        others = set(tree.evaluation) - tied
-        assert min(tree.evaluation[n] for n in tied) > max(
-            (tree.evaluation[n] for n in others), default=-100
-        )
-
-
 def test_alpha_and_beta_equal_subtrees_are_flat():
     for _, tree in _trees(SPECS["none"], "alpha-equal"):
         root = list(tree.moves["root"].values())
@@ -111,6 +97,9 @@ def test_alpha_and_beta_equal_subtrees_are_flat():
         assert len(second) >= 2
         flat = _subtree(tree, root[0]) + _subtree(tree, second[0])
         assert len({tree.evaluation[n] for n in flat}) == 1
+        # As in CS188's 6-tied-root, the MIN node meeting alpha ends below it: no root tie.
+        (equal,) = {tree.evaluation[n] for n in flat}
+        assert max(tree.evaluation[n] for n in _subtree(tree, second[1])) < equal
     for drawn, tree in _trees(SPECS["none"], "beta-equal"):
         assert drawn.depth >= 2
         node = "root"

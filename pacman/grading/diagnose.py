@@ -1,12 +1,13 @@
 """Why a tree search went wrong: reference searches with known mistakes, and side-by-side views.
 
-The grader knows the tree, so it can run the search the test expects and a
-handful of classic wrong ones (ghosts as MAX, depth counted per move instead of
-per round, pruning on equality, expectimax taking the minimum, depth off by
-one, chance nodes averaged uniformly where the test gives probabilities, MIN
-and chance layers mixed up). When a submission's move and generated states
-match one of the wrong ones, the report names that mistake; when they match several
-equally, it names them all.
+The grader knows the tree, so it can run the search the test expects and the
+classic wrong ones (:func:`variants_for`: ghosts as MAX, all or some, depth
+counted per move or off by one or stopped mid-round, pruning on equality or
+without the root's bound, expectimax taking the minimum, summing or dividing by
+the wrong number, chance nodes averaged uniformly where the test gives
+probabilities, MIN and chance layers mixed up). When a submission's move and
+generated states match one of the wrong ones, the report names that mistake;
+when they match several equally, it names them all.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ class Variant:
     per_move: bool = False  # one unit of depth per agent move instead of per round
     depth_delta: int = 0
     layers: tuple[str, ...] | None = None  # one ghost rule per ghost, instead of ``ghost``
+    partial: bool = False  # the last round stops after Pac-Man's move
+    root_unbounded: bool = False  # the root does not raise alpha between its children
+    divisor: str = "moves"  # what a plain chance node divides its children's sum by
 
     def config(self, depth: int, start: Any) -> SearchConfig:
         """The search this variant makes of a test's ``depth`` from ``start`` (a tree state)."""
@@ -56,6 +60,9 @@ class Variant:
             tuple(CHANCE if rule in ("avg", "weighted") else rule for rule in rules),
             prune_on_equal=self.prune == "equal",
             depth_per_agent=self.per_move,
+            partial_ply=self.partial,
+            root_unbounded=self.root_unbounded,
+            chance_divisor=self.divisor,
         )
 
 
@@ -102,20 +109,15 @@ def run_variant(
 
 
 def variants_for(alg: str, tree: Any = None) -> list[Variant]:
-    """Mistakes worth checking for an agent class name (on ``tree``, when it matters)."""
+    """The known mistakes worth checking for an agent class name (on ``tree``, when it
+    matters): an open list, each a variant of the one search. A generated suite is kept only
+    when each of its question's mistakes fails one of its tests."""
     right = correct_variant(alg, tree)
+    ghosts = 0 if tree is None else tree.num_agents - 1
     found = [
         Variant("ghosts treated as MAX (every agent maximising)", "max", right.prune),
-        replace(
-            right,
-            description="depth counted per agent move instead of per round (one unit of depth "
-            "is a move by Pac-Man and every ghost)",
-            per_move=True,
-        ),
-        replace(
-            right, description="a search one round too shallow (depth off by one)", depth_delta=-1
-        ),
-        replace(right, description="a search one round too deep (depth off by one)", depth_delta=1),
+        *_mixed_with_max(right, ghosts),
+        *_depth_mistakes(right),
     ]
     if alg == "AlphaBetaAgent":
         found += [
@@ -126,6 +128,12 @@ def variants_for(alg: str, tree: Any = None) -> list[Variant]:
                 "equal",
             ),
             Variant("minimax without any pruning", "min", None),
+            replace(
+                right,
+                description="alpha-beta without the root's bound (the root must pass its best "
+                "value so far to the next child as alpha)",
+                root_unbounded=True,
+            ),
         ]
     # Mistakes about chance and layers come first: on such trees ghosts-as-MAX and the like
     # can agree with them by coincidence, and the specific name is the useful one.
@@ -140,6 +148,8 @@ def variants_for(alg: str, tree: Any = None) -> list[Variant]:
                     "avg",
                 )
             )
+        else:
+            specific += [replace(right, description=text, divisor=by) for by, text in _DIVISORS]
         found.append(
             Variant("ghosts taking the minimum (minimax) instead of the average", "min", None)
         )
@@ -150,6 +160,62 @@ def variants_for(alg: str, tree: Any = None) -> list[Variant]:
         found += [Variant("ghosts averaging (expectimax) instead of minimising", "avg", None)]
     # A mistake that searches exactly as the right search does cannot be told from it.
     return [v for v in found if replace(v, description="correct") != right]
+
+
+#: A plain chance node divided by the wrong number: (the divisor, the mistake).
+_DIVISORS = (
+    (
+        "one",
+        "chance nodes summed instead of averaged (a chance node is worth the average of "
+        "its children's values)",
+    ),
+    ("ghost", "chance nodes divided by the ghost's index instead of by the number of moves"),
+    ("agents", "chance nodes divided by the number of agents instead of by the number of moves"),
+)
+
+
+def _depth_mistakes(right: Variant) -> list[Variant]:
+    """The right search with its depth counted wrong."""
+    return [
+        replace(
+            right,
+            description="depth counted per agent move instead of per round (one unit of depth "
+            "is a move by Pac-Man and every ghost)",
+            per_move=True,
+        ),
+        replace(
+            right, description="a search one round too shallow (depth off by one)", depth_delta=-1
+        ),
+        replace(right, description="a search one round too deep (depth off by one)", depth_delta=1),
+        replace(
+            right,
+            description="evaluation before the depth limit (the last round stops after "
+            "Pac-Man's move, before the ghosts reply)",
+            partial=True,
+        ),
+    ]
+
+
+def _mixed_with_max(right: Variant, ghosts: int) -> list[Variant]:
+    """With two ghosts or more, the first ghost searched right and the later ones maximising,
+    and the other way round (every ghost maximising is a mistake of its own)."""
+    if ghosts < 2 or right.layers is not None:
+        return []
+    verb, layer = ("minimising", "MIN") if right.ghost == "min" else ("averaging", "chance")
+    return [
+        replace(
+            right,
+            description=f"the first ghost {verb}, later ghosts maximising (every ghost is a "
+            f"{layer} layer)",
+            layers=(right.ghost, *("max",) * (ghosts - 1)),
+        ),
+        replace(
+            right,
+            description=f"the first ghost maximising, later ghosts {verb} (every ghost is a "
+            f"{layer} layer)",
+            layers=("max", *(right.ghost,) * (ghosts - 1)),
+        ),
+    ]
 
 
 def _layer_mistakes(right: Variant, weighted: bool) -> list[Variant]:

@@ -42,7 +42,10 @@ KINDS = {
     "expectiminimax": Kind("q7", "ExpectiminimaxAgent", 3, TreeSpec((2, 3), "mixed")),
 }
 SPARE_TREES = 200  # more trees a question may draw for a mistake none of its tests catches
-TRIES = 20  # draws for one tree whose solution does not hang on rounding
+TRIES = 20  # draws for one tree whose solution hangs on no tie
+#: How much better than every other root move the best must be, relative to its value: more
+#: than a float's rounding (the same average summed in another order), less than any real gap.
+MARGIN = 1e-6
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,10 @@ def kind_of(test: TestCase) -> str | None:
 
 
 def solved(kind: Kind, drawn: DrawnTree) -> tuple[FreshTest, set[str]] | None:
-    """The test of ``drawn`` and every mistake known on it; ``None`` when its move would hang
-    on rounding (a root move within 1e-6 of the best that is not its twin by construction)."""
+    """The test of ``drawn`` and every mistake known on it; ``None`` when its answer would
+    hang on tie-breaking or rounding: another root move worth the best move's value, exactly
+    or within :data:`MARGIN` (an agent may keep the last of equal moves, pick among them at
+    random or walk the moves in reverse, and CS188's suite passes it)."""
     from agents.search_config import config_from_test
     from pacman.gametree import GameTree
     from pacman.grading.reference import root_values
@@ -84,15 +89,10 @@ def solved(kind: Kind, drawn: DrawnTree) -> tuple[FreshTest, set[str]] | None:
     if right is None or right[0] is None:
         return None
     action = right[0]
-    if kind.spec.chance != "none":
-        values = root_values(tree.start, config_from_test(kind.alg, drawn.depth, tree))
-        best = values[action]
-        if any(
-            abs(v - best) <= 1e-6 * max(1.0, abs(best))
-            for move, v in values.items()
-            if move != action and move not in drawn.tied
-        ):
-            return None
+    values = root_values(tree.start, config_from_test(kind.alg, drawn.depth, tree))
+    best = values[action]
+    if any(best - v <= MARGIN * max(1.0, abs(best)) for m, v in values.items() if m != action):
+        return None
     known, catches = set(), []
     for variant in diagnose.variants_for(kind.alg, tree):
         known.add(mistake(variant))
