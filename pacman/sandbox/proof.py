@@ -77,8 +77,7 @@ def prove(
     calls outside its allow list (message queues, renames, a call it does not name); the
     answers are hidden only if every canary (a real file among them, picked by the grader)
     fails to open for reading and for writing; the grader is out of reach only if signalling
-    it fails. The result is the ``protections`` of every grade (see
-    :func:`pacman.sandbox.policy.shortfalls`).
+    it fails. The result is every grade's ``protections`` (:func:`.policy.shortfalls`).
     ``answers_locked``: the grader made every copy of the answers readable by its owner
     alone, so a worker of another uid holding no capability cannot read them either.
     ``write_probe``: a folder anyone may write in, outside the scratch folder: writes are
