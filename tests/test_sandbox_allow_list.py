@@ -182,3 +182,17 @@ def test_every_call_outside_the_list_is_refused_inside_the_worker(arena, isolati
     assert record["protections"]["seccomp"] is True
     assert record["protections"]["isolation"] == isolation
     assert [record["questions"][q]["points"] for q in ("q2", "q3", "q4")] == [5, 5, 5]
+
+
+def test_the_list_is_numbered_on_both_architectures_and_fits_bpf_jumps():
+    x86_64, aarch64 = seccomp._X86_64, seccomp._AARCH64
+    assert [name for name in seccomp.ALLOWED if name not in x86_64[1]] == []
+    # AArch64 has only the *at and newer forms of x86-64's older calls.
+    assert [name for name in seccomp.ALLOWED if name not in aarch64[1]] == [
+        "dup2", "open", "stat", "lstat", "readlink", "access", "mkdir", "unlink", "rmdir",
+        "time", "select", "poll",
+    ]  # fmt: skip
+    for arch in (x86_64, aarch64):
+        for no_new_files in (False, True):
+            program = seccomp.seccomp_program(arch, no_new_files)
+            assert len(program) % 8 == 0 and len(program) // 8 < 256
