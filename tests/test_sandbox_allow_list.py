@@ -196,3 +196,32 @@ def test_the_list_is_numbered_on_both_architectures_and_fits_bpf_jumps():
         for no_new_files in (False, True):
             program = seccomp.seccomp_program(arch, no_new_files)
             assert len(program) % 8 == 0 and len(program) // 8 < 256
+
+
+PROVE = r"""
+import os, sys
+from pacman.sandbox import seccomp
+from pacman.sandbox.proof import prove
+from pacman.sandbox.syscalls import prctl
+from pacman.sandbox.walls import Walls
+
+if sys.argv[1] == "allow-list":
+    prctl(38, 1)  # no_new_privs, which an unprivileged process needs to install a filter
+    seccomp.install(seccomp.architecture())
+found = prove(Walls(), isolation="process", grader_pid=os.getppid(), grader_uid=-1,
+              canaries=[], read_search_allowed=False)
+print(found["seccomp"])
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="tests/docker_seccomp.py is x86-64's")
+def test_the_proof_counts_seccomp_only_where_the_filter_is_the_allow_list():
+    def proved(*launcher: str, mode: str) -> str:
+        command = [*launcher, sys.executable, "-c", PROVE, mode]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+    # A filter in force (Seccomp: 2) that lets message queues, renames and getpgid through.
+    docker = [sys.executable, str(REPO / "tests" / "docker_seccomp.py")]
+    assert proved(*docker, mode="docker") == "False\n"
+    assert proved(mode="none") == "False\n"
+    assert proved(mode="allow-list") == "True\n"
