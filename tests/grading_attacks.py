@@ -88,6 +88,7 @@ def attack(name, action):
 #: Every attack on the machine and on other submissions, at import time, hook switched off.
 KERNEL_ATTACKS = r"""
 hook_off_by_code()
+import ctypes as _ctypes
 import signal as _signal
 import socket as _socket
 import glob as _glob
@@ -174,6 +175,30 @@ def _leave_files():
         handle.write(b"x" * 65536)
 
 
+def _message_queue():
+    # A POSIX queue outlives its maker in process isolation: two classmates could pass ghost
+    # moves through it (the test looks for it on the machine afterwards).
+    libc = _ctypes.CDLL(None, use_errno=True)
+    queue = libc.mq_open(b"/@DEVNAME@-moves", 0o102, 0o666, None)  # O_CREAT | O_RDWR
+    if queue < 0:
+        raise OSError(_ctypes.get_errno(), "mq_open failed")
+    libc.mq_send(queue, b"North", 5, 0)
+
+
+def _rename_out():
+    # What the worker owns, moved out into a folder anyone may write in: a file made in its
+    # scratch folder or, where no file can be made, the scratch folder itself.
+    import tempfile
+
+    scratch = tempfile.gettempdir()
+    try:
+        handle, path = tempfile.mkstemp(dir=scratch)
+        _os.close(handle)
+    except OSError:
+        path = scratch
+    _os.rename(path, "@SHARED@/renamed-by-a-submission")
+
+
 attack("read-solution", lambda: open("@SUITE@/q2/0-small-tree.solution").read())
 attack("list-suite", lambda: _os.listdir("@SUITE@/q2") or None)
 attack("write-suite", lambda: _append("@SUITE@/q2/CONFIG", "# changed\n"))
@@ -194,6 +219,8 @@ attack("connect-loopback", _connect)
 attack("import-reference-agents", _import_agents)
 attack("leave-files", _leave_files)
 attack("leave-folder", lambda: _os.mkdir("@SHARED@/made-by-a-submission"))
+attack("message-queue", _message_queue)
+attack("rename-out", _rename_out)
 print("\x1b[2J\x1b[HTotal: 25/25")
 """
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import compileall
 import csv
+import ctypes
 import hashlib
 import json
 import os
@@ -183,6 +184,17 @@ def _project_copy(arena: Path) -> Path:
 def _sysv_segments() -> set[str]:
     with open("/proc/sysvipc/shm") as handle:
         return {line.split()[1] for line in handle.readlines()[1:] if line.split()}
+
+
+def _queue_exists(name: str) -> bool:
+    """Whether POSIX message queue ``name`` exists on the machine (removed if it does)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    queue = libc.mq_open(name.encode(), os.O_RDONLY)
+    if queue < 0:
+        return False
+    libc.mq_close(queue)
+    libc.mq_unlink(name.encode())
+    return True
 
 
 def _outcomes(printed: str) -> dict[str, str]:
@@ -355,7 +367,7 @@ def test_every_attack_in_every_setting(arena, name):
 
     printed = records["attack_everything"]["import_report"]
     outcomes = _outcomes(printed)
-    assert len(outcomes) == 18, printed
+    assert len(outcomes) == 20, printed
     through = {n for n, outcome in outcomes.items() if outcome == "SUCCEEDED"}
     if weak:
         # Another submission's copy can be read only while it is being graded: timing decides.
@@ -441,6 +453,7 @@ def test_every_attack_in_every_setting(arena, name):
     assert list(shared.iterdir()) == []
     for folder in ("/tmp", "/var/tmp", "/dev/shm"):
         assert not os.path.lexists(os.path.join(folder, f"{devname}-left")), folder
+    assert not _queue_exists(f"/{devname}-moves")
     with open("/proc/sys/kernel/core_pattern") as handle:
         assert handle.read() == core_pattern
     with pytest.raises(BlockingIOError):

@@ -8,6 +8,7 @@ import contextlib
 import os
 from typing import Any
 
+from pacman.sandbox import seccomp
 from pacman.sandbox.identity import READ_SEARCH_BIT, capability_sets, process_status
 from pacman.sandbox.walls import Walls
 
@@ -50,6 +51,13 @@ def _creating_fails(folder: str | None) -> bool:
     return False
 
 
+def _allow_list_holds() -> bool:
+    """Whether the seccomp filter in force is the allow list: message queues, renames and a
+    call it does not name are refused (see :func:`.seccomp.refuses_beyond_the_list`)."""
+    arch = seccomp.architecture()
+    return arch is not None and seccomp.refuses_beyond_the_list(arch)
+
+
 def prove(
     walls: Walls,
     *,
@@ -65,10 +73,11 @@ def prove(
     """Check from the inside, before any student code runs, what the grader will record.
 
     Nothing is taken on trust: capabilities, uids, no_new_privs and seccomp are read
-    from the kernel (``/proc/self/status``); the answers are hidden only if every canary
-    (a real file among them, picked by the grader) fails to open for reading and for
-    writing; the grader is out of reach only if signalling it fails. The result is the
-    ``protections`` of every grade (see :func:`pacman.sandbox.policy.shortfalls`).
+    from the kernel (``/proc/self/status``), and seccomp counts only where its filter refuses
+    calls outside its allow list (message queues, renames, a call it does not name); the
+    answers are hidden only if every canary (a real file among them, picked by the grader)
+    fails to open for reading and for writing; the grader is out of reach only if signalling
+    it fails. The result is every grade's ``protections`` (:func:`.policy.shortfalls`).
     ``answers_locked``: the grader made every copy of the answers readable by its owner
     alone, so a worker of another uid holding no capability cannot read them either.
     ``write_probe``: a folder anyone may write in, outside the scratch folder: writes are
@@ -115,7 +124,7 @@ def prove(
         "capabilities_held": {name: f"{bits:x}" for name, bits in held.items()},
         "bounding_set_empty": sets.get("CapBnd", -1) & ~allowed == 0,
         "no_new_privs": status.get("NoNewPrivs") == "1",
-        "seccomp": status.get("Seccomp") == "2",
+        "seccomp": status.get("Seccomp") == "2" and _allow_list_holds(),
         "landlock": walls.landlock,
         "landlock_net": walls.landlock_net,
         "landlock_scopes": walls.landlock_scopes,

@@ -11,20 +11,21 @@ The worker is trusted until it imports the submission; just before, it calls
   writing only in the worker's scratch folder and ``/dev/null``. On newer
   kernels TCP is cut off (ABI 4) and signals and abstract sockets may not reach
   outside the sandbox (ABI 6).
-- **seccomp**: no new processes (threads only), no ``exec``, no sockets, no
-  ptrace or cross-process memory access, no mounts or namespaces, no kernel
-  keyrings, BPF, io_uring or handle-based opens, no System V shared memory,
-  semaphores or message queues (they would outlive the worker), no change of a
-  file's mode or owner (Landlock does not cover them, and a worker sharing an
-  unprivileged grader's uid could otherwise lock the grader out of its own
-  folders), no truncating a file by its path (Landlock covers it only from ABI 3:
-  below, a file others may write could be emptied without opening it), no setting or
-  removing extended attributes (Landlock never covers them), no anonymous memory files (``memfd_create`` fails as out of memory:
-  what they hold escapes the memory limit), and the parent-death signal cannot be
-  cleared. Where nothing else keeps writes in the scratch folder (process isolation on a
-  kernel without Landlock), making any file or folder is refused too, opening with
-  ``O_CREAT`` included: world-writable folders (``/tmp``, ``/dev/shm``) would otherwise
-  take files that outlive the worker and fill the disk or memory others share.
+- **seccomp**: an allow list (:data:`pacman.sandbox.seccomp.ALLOWED`): reading and
+  writing what is open, finding and reading files, memory, threads (no new processes),
+  signals, time, and little else. Everything outside it is refused (EPERM; a call newer
+  than the list ENOSYS): ``exec``, sockets, ptrace and cross-process memory access,
+  mounts and namespaces, keyrings, BPF, io_uring, handle-based opens, every IPC family
+  (System V and POSIX message queues, shared memory, semaphores: they would outlive the
+  worker), renames and links (without Landlock, what the worker owns could be moved out
+  into a folder anyone may write in), changes of a file's mode, owner or extended attributes, truncating a file by its
+  path; ``memfd_create`` fails as out of memory (what it holds escapes the memory limit);
+  ``ioctl`` and ``prctl`` only for a terminal's settings and a thread's name (never the
+  parent-death signal cleared). Where nothing else keeps writes in the scratch folder
+  (process isolation on a kernel without Landlock), making any file or folder is refused
+  too, opening with ``O_CREAT`` included: world-writable folders (``/tmp``, ``/dev/shm``)
+  would otherwise take files that outlive the worker and fill the disk or memory others
+  share.
 - **a separate uid and no capabilities** when the worker starts as root: the
   student's code cannot signal the grader or other submissions, nor write files
   root owns, nor become root again. Every capability set is emptied (the
