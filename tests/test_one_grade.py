@@ -51,7 +51,7 @@ def _tied_tree(moves: str, chosen: str) -> tuple[str, str]:
     """A depth-1 tree (Pac-Man, one ghost) whose root ``moves`` are all worth 5, and whose
     solution's move is ``chosen``; its test and solution texts."""
     children = [f"m{i}" for i, _ in enumerate(moves.split())]
-    successors = [f"root {move} {child}" for move, child in zip(moves.split(), children)]
+    successors = [f"root {move} m{i}" for i, move in enumerate(moves.split())]
     successors += [f"{child} Down {child}x" for child in children]
     test = "\n".join(
         [
@@ -133,9 +133,7 @@ def test_single_runs_of_a_file_that_draws_from_random_give_one_grade(tmp_path, c
 
 
 @needs_berkeley
-def test_the_full_marks_files_games_are_the_same_on_every_run_without_a_secret(
-    tmp_path, capsys
-):
+def test_the_full_marks_files_games_are_the_same_on_every_run_without_a_secret(tmp_path, capsys):
     suite = _suite(tmp_path)
     code = _hand_in(tmp_path / "hand-in", HONEST.read_text())
     runs = [_single(suite, code, tmp_path / f"{run}.json", "-q", "q1") for run in range(3)]
