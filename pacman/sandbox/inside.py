@@ -27,7 +27,7 @@ from typing import Any
 
 from pacman.sandbox import protocol
 from pacman.sandbox.audit import install_tripwire
-from pacman.seeding import seed_agent, seed_modules
+from pacman.seeding import CS188_SEED, seed_agent, seed_modules
 
 
 def _set_limits(setup: dict[str, Any]) -> None:
@@ -154,8 +154,6 @@ class StudentRuntime:
             raise
 
     def _import_all(self) -> None:
-        from pacman.seeding import CS188_SEED, seed_modules
-
         # As CS188's autograder seeds random before it imports the student's files.
         seed_modules(CS188_SEED)
         for path in self.setup.get("student", []):
