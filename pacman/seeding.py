@@ -97,7 +97,8 @@ def hide_from_command_line(secret: str) -> None:
 
 
 def mixed_secret(secret: str, *parts: bytes) -> str:
-    """A secret of its own for one use of ``secret`` (a submission: its files' bytes)."""
+    """A secret of its own for one use of ``secret`` (a submission's trees: its files'
+    bytes; a test's games without a course secret: the test's fields)."""
     import hashlib
 
     digest = hashlib.sha256(secret.encode("utf-8", "surrogateescape"))
