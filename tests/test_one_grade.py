@@ -117,7 +117,7 @@ def test_single_runs_of_a_file_that_draws_from_random_give_one_grade(tmp_path, c
     suite = _suite(tmp_path)
     code = _hand_in(tmp_path / "hand-in", RANDOM_TIES.read_text())
     runs = [_single(suite, code, tmp_path / f"{run}.json") for run in range(RUNS)]
-    assert all(run == runs[0] for run in runs)
+    assert all(run == runs[0] for run in runs), runs
     # The draws decide the tied trees, and repeat: random seeded 0 before each tree test (as
     # CS188 seeds it before a test run alone) picks the first of the tied moves.
     verdicts = [line.split("/q2/")[-1] for line in runs[0][1][2].splitlines() if "/q2/" in line]
@@ -137,7 +137,7 @@ def test_the_full_marks_files_games_are_the_same_on_every_run_without_a_secret(t
     suite = _suite(tmp_path)
     code = _hand_in(tmp_path / "hand-in", HONEST.read_text())
     runs = [_single(suite, code, tmp_path / f"{run}.json", "-q", "q1") for run in range(3)]
-    assert all(run == runs[0] for run in runs)
+    assert all(run == runs[0] for run in runs), runs
     scores = _scores(runs[0])
     assert len(scores) == 1 and len(scores[0].split(", ")) == 3
     # A course's own secret gives other games (the ghosts draw with it), again the same on
@@ -162,7 +162,7 @@ def test_batches_give_every_copy_of_the_file_one_grade(tmp_path, capsys):
         records += json.loads(Path(f"{prefix}.json").read_text())["submissions"]
     assert len(records) == RUNS
     graded = [(r["total"], r["questions"]) for r in records]
-    assert all(grade == graded[0] for grade in graded)
+    assert all(grade == graded[0] for grade in graded), graded
     games = graded[0][1]["q1"]["tests"][0]["games"]
     assert games["games"] == 3 and len(games["scores"]) == 3
 
@@ -173,7 +173,7 @@ def test_fresh_trees_give_a_file_that_draws_from_random_one_grade(tmp_path, caps
     code = _hand_in(tmp_path / "hand-in", RANDOM_TIES.read_text())
     fresh = ("-q", "q2", "--fresh-trees", "q2", "--game-secret", "the course's")
     runs = [_single(suite, code, tmp_path / f"{run}.json", *fresh) for run in range(RUNS)]
-    assert all(run == runs[0] for run in runs)
+    assert all(run == runs[0] for run in runs), runs
     assert runs[0][0][2].count("fresh-") >= 4  # the trees drawn for this file, not the suite's
 
 
@@ -212,7 +212,7 @@ def test_a_bundle_gives_one_grade_and_a_resubmission_meets_the_same_games(tmp_pa
     root = _bundle(tmp_path, suite)
     text = RANDOM_TIES.read_text()
     runs = [_through_bundle(root, text) for _ in range(RUNS)]
-    assert all(run == runs[0] for run in runs)
+    assert all(run == runs[0] for run in runs), runs
     # Resubmitted with a changed comment: the same games (and the same grade).
     assert _through_bundle(root, text + "\n# resubmitted after a look at the report\n") == runs[0]
     # The bundle's games are its secret's: a local run given that secret plays them too.
@@ -238,5 +238,5 @@ def test_a_file_that_draws_from_numpy_gets_one_grade(tmp_path, capsys):
     code = _hand_in(tmp_path / "hand-in", text)
     suite = _suite(tmp_path)
     runs = [_single(suite, code, tmp_path / f"{run}.json", "-q", "q2") for run in range(3)]
-    assert all(run == runs[0] for run in runs)
+    assert all(run == runs[0] for run in runs), runs
     assert "Error" not in runs[0][0][2]

@@ -289,7 +289,7 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
         question=args.question,
         # A batch grades a submission's tests one at a time: its processes share the cores.
         jobs=1 if batch else args.jobs,
-        game_secret=read_secret(args.game_secret) if args.game_secret is not None else None,
+        game_secret=_game_secret(args),
         lock_answers=args.lock_answers is not None,
         other_copies=tuple(os.path.abspath(path) for path in _words(args.lock_answers)),
         fresh_trees=tuple(_words(args.fresh_trees)),
@@ -441,6 +441,14 @@ def _limits(args: argparse.Namespace) -> Limits:
         submission_seconds=args.submission_timeout,
         memory_mb=args.memory_mb,
     )
+
+
+def _game_secret(args: argparse.Namespace) -> str | None:
+    """``--game-secret`` read; None without it: each test's own, the same on every run and
+    for every submission of a batch (never one drawn per run)."""
+    if args.game_secret is not None:
+        return read_secret(args.game_secret)
+    return None
 
 
 def as_flags(options: GradingOptions) -> list[str]:
