@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,6 +32,11 @@ from pacman.errors import UsageError
 
 #: Modules whose agents are the project's own: they take their stream as ``rng``.
 PROJECT_PACKAGES = ("pacman", "agents")
+
+#: What CS188's autograder seeds ``random`` with before it imports the student's files: a
+#: student's worker does the same, and seeds it so again before each tree test, which is
+#: what CS188 gives a tree test run alone (``-t``). So a grade repeats whatever the code draws.
+CS188_SEED = 0
 
 
 def new_secret() -> str:
@@ -67,7 +73,6 @@ def hide_from_command_line(secret: str) -> None:
     inherit the masked copy. Best effort: where the kernel does not say where the arguments
     are, they stay as they were (``@FILE`` keeps a secret out of them in any case)."""
     import ctypes
-    import sys
 
     if not sys.platform.startswith("linux") or not secret:
         return
@@ -92,7 +97,8 @@ def hide_from_command_line(secret: str) -> None:
 
 
 def mixed_secret(secret: str, *parts: bytes) -> str:
-    """A secret of its own for one use of ``secret`` (a submission: its files' bytes)."""
+    """A secret of its own for one use of ``secret`` (a submission's trees: its files'
+    bytes; a test's games without a course secret: the test's fields)."""
     import hashlib
 
     digest = hashlib.sha256(secret.encode("utf-8", "surrogateescape"))
@@ -134,7 +140,17 @@ def seed_agent(agent: object, seed: int) -> None:
     """Hand ``agent`` its stream: its ``rng`` where it has one, and Python's ``random``."""
     if hasattr(agent, "rng"):
         agent.rng = random.Random(seed)  # type: ignore[attr-defined]
+    seed_modules(seed)
+
+
+def seed_modules(seed: int) -> None:
+    """Seed the generators a student's code draws from without being handed one: Python's
+    ``random``, and NumPy's global one where the process has loaded ``numpy.random``
+    (NumPy takes 32 bits of the seed)."""
     random.seed(seed)
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed(seed % (1 << 32))
 
 
 class ModuleStreams:

@@ -96,18 +96,21 @@ def _scores(results: dict) -> str:
 def test_graded_games_cannot_be_predicted_and_repeat_with_their_secret(oracle_file, tmp_path):
     suite = one_game_question(tmp_path, GRADED, 1)
     runs = []
-    for name, secret in (("a", []), ("b", []), ("c", ["--game-secret", "x"]), ("d", [])):
+    given = ([], [], ["--game-secret", "x"], ["--game-secret", "y"], ["--game-secret", "z"])
+    for name, secret in zip("abcde", given, strict=True):
         results = tmp_path / f"{name}.json"
         flags = ["--test-directory", suite, "--code-directory", oracle_file.parent]
         done = _autograde(*flags, "--results", results, *secret, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         runs.append(json.loads(results.read_text()))
-    games = [game for run in runs for game in oracle_games(_report(run))]
+    # Without a secret the test's own, derived from it: the same games on every run.
+    assert _report(runs[0]) == _report(runs[1])
+    games = [game for run in (runs[0], *runs[2:]) for game in oracle_games(_report(run))]
     assert len(games) == 12
     assert_no_better_than_chance(games)
-    # A fresh secret each run: other ghosts' moves, other games.
-    assert len({_scores(run) for run in (runs[0], runs[1], runs[3])}) == 3
-    repeat = tmp_path / "e.json"
+    # Each secret its own ghosts' moves, its own games.
+    assert len({_scores(run) for run in (runs[0], *runs[2:])}) == 4
+    repeat = tmp_path / "f.json"
     flags = ["--test-directory", suite, "--code-directory", oracle_file.parent]
     done = _autograde(*flags, "--results", repeat, "--game-secret", "x", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -129,7 +132,7 @@ def test_a_leaderboard_cannot_be_predicted(oracle_file, tmp_path):
     games = [game for report in reports for game in oracle_games(report)]
     assert len(games) == 6
     assert_no_better_than_chance(games)
-    # One secret for the whole batch: both submissions (the same code) play the same games.
+    # No secret drawn per submission: both submissions (the same code) play the same games.
     first, second = (r["questions"]["q1"]["tests"][0]["games"]["scores"] for r in records)
     assert first == second
 

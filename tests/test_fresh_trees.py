@@ -309,7 +309,6 @@ def test_graded_sandboxed_right_files_get_full_marks_and_mistakes_lose_their_que
 def test_a_bundle_draws_each_submission_its_trees_from_its_secret_and_files(tmp_path):
     from pacman.grading.gradescope import main as run_autograder
     from pacman.grading.options import GradingOptions
-    from pacman.seeding import mixed_secret
 
     root = tmp_path / "autograder"
     suite = shutil.copytree(make_mini(tmp_path), root / "source" / "test_cases")
@@ -332,9 +331,11 @@ def test_a_bundle_draws_each_submission_its_trees_from_its_secret_and_files(tmp_
         assert run_autograder([str(root)]) == 0
         results = json.loads((root / "results" / "results.json").read_text())
         assert results["score"] == 15.0
-        # The submission's secret (the bundle's mixed with its files), then its files again.
-        secret, files = mixed_secret("the course's", text), {"multiAgents.py": text}
-        drawn = _trees(fresh_questions(load_suite(str(suite)), ("q2", "q3", "q4"), secret, files))
+        # The bundle's secret (never mixed with a submission's files) and the files.
+        files = {"multiAgents.py": text}
+        drawn = _trees(
+            fresh_questions(load_suite(str(suite)), ("q2", "q3", "q4"), "the course's", files)
+        )
         seen.append(drawn)
         names = [t["name"] for t in results["tests"] if "/" in t["name"]]
         assert names == [n.split("/test_cases/")[1].removesuffix(".test") for n in drawn]

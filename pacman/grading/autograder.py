@@ -101,8 +101,9 @@ def _what_to_grade(add: Any) -> None:
         default=None,
         metavar="TEXT",
         help="what the ghosts of graded games draw with, with each test's seed; the same "
-        "secret gives the same games again (default: a new one each run; @FILE reads it "
-        "from FILE, out of sight of other users' ps)",
+        "secret gives the same games again (default: one derived from each test, the same on "
+        "every run, which anyone holding the suite can derive; @FILE reads it from FILE, out "
+        "of sight of other users' ps)",
     )
 
 
@@ -294,7 +295,7 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
         question=args.question,
         # A batch grades a submission's tests one at a time: its processes share the cores.
         jobs=1 if batch else args.jobs,
-        game_secret=_game_secret(args, batch),
+        game_secret=_game_secret(args),
         lock_answers=args.lock_answers is not None,
         other_copies=tuple(os.path.abspath(path) for path in _words(args.lock_answers)),
         fresh_trees=tuple(_words(args.fresh_trees)),
@@ -472,12 +473,12 @@ def _limits(args: argparse.Namespace) -> Limits:
     )
 
 
-def _game_secret(args: argparse.Namespace, batch: bool) -> str | None:
-    """``--game-secret`` read; a batch without one draws one for all its submissions (they
-    play the same games); elsewhere None: each run draws its own."""
+def _game_secret(args: argparse.Namespace) -> str | None:
+    """``--game-secret`` read; None without it: each test's own, the same on every run and
+    for every submission of a batch (never one drawn per run)."""
     if args.game_secret is not None:
         return read_secret(args.game_secret)
-    return new_secret() if batch else None
+    return None
 
 
 def as_flags(options: GradingOptions) -> list[str]:

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from pacman.errors import PacmanError, UsageError
 from pacman.grading.options import HIDDEN_VISIBILITIES, GradingJob, GradingOptions
 from pacman.sandbox import untrusted
-from pacman.seeding import mixed_secret, new_secret
+from pacman.seeding import new_secret
 
 BUNDLE_FORMAT = "pacman-gradescope-bundle"
 BUNDLE_VERSION = 2  # 2: the grading options as JSON, no longer as autograder flags
@@ -411,20 +411,14 @@ def read_config(source: str) -> dict[str, Any]:
     return config
 
 
-def submission_secret(config: dict[str, Any], submission: str, names: list[str]) -> str:
-    """The ghosts' secret for one submission: the bundle's, mixed with the submission's
-    files, so a regrade repeats its games while a student who resubmits (to learn the
-    ghosts' moves from an earlier run's output) meets new ones."""
-    from pacman.sandbox.staging import read_submission
-
+def bundle_secret(config: dict[str, Any]) -> str:
+    """The ghosts' secret of every submission the bundle grades: the bundle's own, never
+    mixed with a submission's files, so a regrade and a resubmission meet the same games
+    (trees drawn per submission still mix in its files: :mod:`pacman.grading.suitegen`)."""
     secret = config.get("game_secret")
     if not isinstance(secret, str) or not secret:
         raise UsageError(f"{CONFIG_NAME}: the bundle has no game_secret; make it again")
-    try:
-        files = read_submission(submission, names)
-    except PacmanError:
-        return secret  # grading reports why the files cannot be read
-    return mixed_secret(secret, *(files[os.path.basename(n)] for n in names))
+    return secret
 
 
 def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
@@ -439,7 +433,7 @@ def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
     names = find_files(submission, list(config["student_code"]))
     options = replace(
         GradingOptions.from_json(config["options"]),
-        game_secret=submission_secret(config, submission, names),
+        game_secret=bundle_secret(config),
         # The bundle put every copy of the tests here (its own folder, the installed wheel):
         # file permissions hide them where Landlock is missing.
         lock_answers=True,

@@ -5,11 +5,13 @@ average score, the games not timed out and the wins; and what a leaderboard keep
 from __future__ import annotations
 
 import ast
+import json
 from typing import Any
 
 from pacman.grading.kind_games import GradedAgent, GradingLink
 from pacman.grading.testcase import Context, TestCase, TestResult, int_field, required
 from pacman.sandbox.config import Limits
+from pacman.seeding import mixed_secret
 from pacman.testfile import TestFile, TestFileError
 
 
@@ -62,6 +64,13 @@ def _minimum(test: TestFile, key: str) -> float | None:
         raise TestFileError(f"{test.where(key)}: {key} must be a number") from None
 
 
+#: Where the course gives no ``--game-secret``, a test's ghosts draw with a secret derived
+#: from this label and the test's own fields: the same games on every run of the test (alone,
+#: in its question, in a batch), whatever else the suite holds; anyone holding the test can
+#: derive it, which only a course's own secret prevents.
+OWN_SECRET_LABEL = "pacman-eval-games-without-a-course-secret"
+
+
 def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
@@ -91,6 +100,7 @@ class EvalAgentTest(TestCase):
         self.num_games = int_field(test, "numGames", 1)
         self.max_time = float(int_field(test, "maxTime", 120))
         self.seed = int_field(test, "randomSeed", 0)
+        self.own_secret = mixed_secret(OWN_SECRET_LABEL, json.dumps(sorted(test.items())).encode())
         self.grading = [
             ("average score", _minimum(test, "scoreMinimum"), _thresholds(test, "scoreThresholds")),
             (
@@ -152,7 +162,8 @@ class EvalAgentTest(TestCase):
     def _play_one(self, ctx: Context, worker: Any, start_new: bool, game: int) -> tuple[Any, bool]:
         """Game ``game`` of the test, seeded ``randomSeed + game``: the student's agent plays
         from ``worker`` with its own stream, the ghosts here with streams derived from the
-        run's secret (:mod:`pacman.seeding`), which the worker is never told."""
+        course's secret, else the test's own (:mod:`pacman.seeding`), which the worker is
+        never told."""
         from pacman.game import run_game
         from pacman.ghosts import GHOST_TYPES
 
@@ -165,7 +176,7 @@ class EvalAgentTest(TestCase):
             ghosts,
             catch_exceptions=True,
             seed=self.seed + game,
-            secret=ctx.game_secret,
+            secret=ctx.game_secret or self.own_secret,
         )
         failure = link.failure
         if failure is not None:

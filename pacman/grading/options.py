@@ -35,8 +35,8 @@ class GradingOptions:
     #: Tests of one submission run side by side (threads, each with a worker); None: one
     #: per CPU of the machine that grades.
     jobs: int | None = None
-    #: The ghosts' secret for graded games (:mod:`pacman.seeding`); a batch gives all its
-    #: submissions one, so they play the same games. None: a fresh one per submission.
+    #: The course's secret the ghosts of graded games draw with (:mod:`pacman.seeding`),
+    #: the same for every submission. None: each test's own, derived from the test.
     game_secret: str | None = None
     #: Hide the answers by file permissions (``--lock-answers``): the suite, the project's
     #: copies and ``other_copies`` are every copy there is.

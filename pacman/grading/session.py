@@ -21,7 +21,6 @@ from pacman.grading.testcase import Budget, Context, TestCase, TestResult, displ
 from pacman.sandbox.config import Limits, SandboxConfig, SandboxError, WorkerDied, WorkerTimeout
 from pacman.sandbox.pool import WorkerPool
 from pacman.sandbox.process import WorkerProcess
-from pacman.seeding import new_secret
 from pacman.testfile import TestFile, TestFileError, read_test_file
 
 
@@ -112,9 +111,9 @@ def grade(
 ) -> RunResult:
     """Run every test of ``questions`` against the code ``config`` describes.
 
-    ``game_secret`` is what the ghosts of graded games draw with (:mod:`pacman.seeding`):
-    a fresh one for this run unless given (a Gradescope bundle keeps one, so a regrade
-    repeats).
+    ``game_secret`` is what the ghosts of graded games draw with (:mod:`pacman.seeding`),
+    the course's; None: each test's own, derived from the test (:mod:`.kind_eval`). Never
+    drawn per run or per submission, so a regrade repeats.
 
     ``on_start`` hears, before the first question, why the student's files do not
     import (None when they do) and what they printed meanwhile; ``on_question`` hears
@@ -132,8 +131,7 @@ def grade(
     pool = WorkerPool(config)
     if first_worker is not None:
         pool.adopt(first_worker)
-    secret = new_secret() if game_secret is None else game_secret
-    ctx = Context(pool, config.limits, Budget(budget_seconds), game_secret=secret)
+    ctx = Context(pool, config.limits, Budget(budget_seconds), game_secret=game_secret or "")
     heard = on_question or (lambda question, outcome: None)
     results: list[QuestionResult] = []
     load_error, import_output = None, ""

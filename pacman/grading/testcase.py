@@ -64,7 +64,7 @@ class Context:
     budget: Budget = field(default_factory=lambda: Budget(None))
     test_left: float = float("inf")
     #: What the ghosts' streams of graded games are derived with (:mod:`pacman.seeding`);
-    #: it never reaches the student's worker.
+    #: it never reaches the student's worker. "": each test's own (``EvalAgentTest``).
     game_secret: str = ""
 
     def for_test(self) -> Context:

@@ -27,6 +27,7 @@ from typing import Any
 
 from pacman.sandbox import protocol
 from pacman.sandbox.audit import install_tripwire
+from pacman.seeding import CS188_SEED, seed_agent, seed_modules
 
 
 def _set_limits(setup: dict[str, Any]) -> None:
@@ -153,6 +154,8 @@ class StudentRuntime:
             raise
 
     def _import_all(self) -> None:
+        # As CS188's autograder seeds random before it imports the student's files.
+        seed_modules(CS188_SEED)
         for path in self.setup.get("student", []):
             name = os.path.splitext(os.path.basename(path))[0]
             present = sys.modules.get(name)
@@ -169,6 +172,11 @@ class StudentRuntime:
             sys.modules[name] = module
             self.guarded(f"importing {os.path.basename(path)}", spec.loader.exec_module, module)
             self.modules.append(module)
+        if _names_numpy(self.files):
+            # Loaded now, so it is seeded with random before each test even where the code
+            # imports it inside a function (NumPy seeds itself from the kernel on import).
+            with contextlib.suppress(Exception):
+                import numpy.random  # noqa: F401
 
     def find(self, name: str) -> Any:
         self.load()
@@ -239,6 +247,9 @@ class StudentRuntime:
         if request.get("ghost_model"):
             # The tree's probabilities, as a ghost model: (state, ghost_index) -> {action: p}.
             kwargs["ghostModel"] = tree.ghost_model
+        self.load()  # (an import draws from random: before the seeding, not after)
+        if request.get("seed") is not None:
+            seed_modules(int(request["seed"]))
         self.agent = self.build(request["agent"], kwargs)
         action: str | None = None
         failure: Failure | None = None
@@ -262,12 +273,15 @@ class StudentRuntime:
         self.state = GameState.initial(layout, request["num_ghosts"])
         self.log = ExpansionLog() if request.get("record") else None
         if request.get("new_agent") or self.agent is None:
+            first_seed = request.get("seed")
+            first_seed = request.get("agent_seed") if first_seed is None else first_seed
+            self.load()
+            if first_seed is not None:
+                seed_modules(int(first_seed))  # what the constructor draws repeats too
             self.agent = self.build(request["agent"], request["kwargs"])
         if request.get("seed") is not None:
-            random.seed(request["seed"])
+            seed_modules(int(request["seed"]))
         if request.get("agent_seed") is not None:
-            from pacman.seeding import seed_agent
-
             # As a game seeds an in-process agent (after building, before registering).
             seed_agent(self.agent, int(request["agent_seed"]))
         from pacman.agent import hook
@@ -276,14 +290,14 @@ class StudentRuntime:
         if register is not None:
             self.guarded(f"{request['agent']}.registerInitialState", register, self.state.copy())
         if request.get("seed") is not None and request.get("reseed_after_register"):
-            random.seed(request["seed"])
+            seed_modules(int(request["seed"]))
         return {}
 
     def _apply(self, request: dict[str, Any]) -> None:
         # Every game sends its state whole (pacman.sandbox.remote): the worker keeps no game.
         self.state = protocol.state_from_fields(self.state, request["state"])
         if request.get("reseed") is not None:
-            random.seed(request["reseed"])
+            seed_modules(int(request["reseed"]))
         for _ in range(int(request.get("burn", 0))):
             random.random()
 
@@ -308,6 +322,15 @@ class StudentRuntime:
         if final is not None:
             self.guarded(f"{type(self.agent).__name__}.final", final, self.state.copy())
         return {}
+
+
+def _names_numpy(files: tuple[str, ...]) -> bool:
+    """Whether any of the student's ``files`` mentions NumPy."""
+    for path in files:
+        with contextlib.suppress(OSError), open(path, "rb") as handle:
+            if b"numpy" in handle.read():
+                return True
+    return False
 
 
 def _first_to_go() -> None:
