@@ -21,7 +21,7 @@ from grading_submissions import make_mini
 from pacman.grading import main
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "grading"
-RANDOM_TIES = FIXTURES / "random_draws" / "multiAgents.py"
+RANDOM_DRAWS = FIXTURES / "random_draws" / "multiAgents.py"
 HONEST = FIXTURES / "cs188_style" / "multiAgents.py"
 RUNS = 5
 
@@ -115,7 +115,7 @@ def _single(suite: Path, code: Path, results: Path, *flags: str) -> list[tuple[s
 @needs_berkeley
 def test_single_runs_of_a_file_that_draws_from_random_give_one_grade(tmp_path, capsys):
     suite = _suite(tmp_path)
-    code = _hand_in(tmp_path / "hand-in", RANDOM_TIES.read_text())
+    code = _hand_in(tmp_path / "hand-in", RANDOM_DRAWS.read_text())
     runs = [_single(suite, code, tmp_path / f"{run}.json") for run in range(RUNS)]
     assert all(run == runs[0] for run in runs), runs
     # The draws decide the tied trees, and repeat: random seeded 0 before each tree test (as
@@ -150,7 +150,7 @@ def test_the_full_marks_files_games_are_the_same_on_every_run_without_a_secret(t
 @needs_berkeley
 def test_batches_give_every_copy_of_the_file_one_grade(tmp_path, capsys):
     suite = _suite(tmp_path)
-    text = RANDOM_TIES.read_text()
+    text = RANDOM_DRAWS.read_text()
     records = []
     # Two batches (each its own run, as a regrade is): 3 copies, then 2.
     for batch, copies in (("first", 3), ("second", 2)):
@@ -170,7 +170,7 @@ def test_batches_give_every_copy_of_the_file_one_grade(tmp_path, capsys):
 @needs_berkeley
 def test_fresh_trees_give_a_file_that_draws_from_random_one_grade(tmp_path, capsys):
     suite = _suite(tmp_path)
-    code = _hand_in(tmp_path / "hand-in", RANDOM_TIES.read_text())
+    code = _hand_in(tmp_path / "hand-in", RANDOM_DRAWS.read_text())
     fresh = ("-q", "q2", "--fresh-trees", "q2", "--game-secret", "the course's")
     runs = [_single(suite, code, tmp_path / f"{run}.json", *fresh) for run in range(RUNS)]
     assert all(run == runs[0] for run in runs), runs
@@ -210,7 +210,7 @@ def _through_bundle(root: Path, text: str) -> list[tuple[str, float, str]]:
 def test_a_bundle_gives_one_grade_and_a_resubmission_meets_the_same_games(tmp_path, capsys):
     suite = _suite(tmp_path)
     root = _bundle(tmp_path, suite)
-    text = RANDOM_TIES.read_text()
+    text = RANDOM_DRAWS.read_text()
     runs = [_through_bundle(root, text) for _ in range(RUNS)]
     assert all(run == runs[0] for run in runs), runs
     # Resubmitted with a changed comment: the same games (and the same grade).
@@ -234,7 +234,7 @@ def pickAmongBest(scored):
 @needs_berkeley
 def test_a_file_that_draws_from_numpy_gets_one_grade(tmp_path, capsys):
     pytest.importorskip("numpy")
-    text = RANDOM_TIES.read_text() + NUMPY_CHOICE  # the later definition wins
+    text = RANDOM_DRAWS.read_text() + NUMPY_CHOICE  # the later definition wins
     code = _hand_in(tmp_path / "hand-in", text)
     suite = _suite(tmp_path)
     runs = [_single(suite, code, tmp_path / f"{run}.json", "-q", "q2") for run in range(3)]
