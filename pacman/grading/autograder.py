@@ -21,7 +21,7 @@ from pacman.commandline import CommandParser
 from pacman.errors import PacmanError, UsageError, machine_problem
 from pacman.grading.options import HIDDEN_VISIBILITIES, GradingJob, GradingOptions, SuiteRequest
 from pacman.sandbox.config import ISOLATION_MODES, Limits
-from pacman.seeding import new_secret, read_secret
+from pacman.seeding import SECRET_VARIABLE, new_secret, read_secret
 
 #: CS188's test classes, which every suite's ``class:`` lines name and which are built in here.
 TEST_CLASSES = "multiagentTestClasses.py"
@@ -93,8 +93,8 @@ def _what_to_grade(add: Any) -> None:
         default=None,
         metavar="TEXT",
         help="what the ghosts of graded games draw with, with each test's seed; the same "
-        "secret gives the same games again (default: a new one each run; @FILE reads it "
-        "from FILE, out of sight of other users' ps)",
+        "secret gives the same games again (default: $PACMAN_GAME_SECRET, else a new one each "
+        "run; @FILE reads it from FILE, @- from standard input, out of sight of ps)",
     )
 
 
@@ -290,7 +290,10 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
         jobs=1 if batch else args.jobs,
         game_secret=_game_secret(args, batch),
         lock_answers=args.lock_answers is not None,
-        other_copies=tuple(os.path.abspath(path) for path in _words(args.lock_answers)),
+        # A secret's file is an answer too: hidden from student code like the suite.
+        other_copies=tuple(
+            os.path.abspath(path) for path in [*_words(args.lock_answers), *_secret_files(args)]
+        ),
         fresh_trees=tuple(_words(args.fresh_trees)),
     )
     job = GradingJob(
@@ -320,6 +323,12 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
 
 def _words(text: str | None) -> list[str]:
     return [word.strip() for word in (text or "").split(",") if word.strip()]
+
+
+def _secret_files(args: argparse.Namespace) -> list[str]:
+    """The files ``--game-secret @FILE`` and ``--seed @FILE`` read."""
+    given = (args.game_secret, args.seed)
+    return [text[1:] for text in given if text and text.startswith("@") and text != "@-"]
 
 
 def _suite_request(args: argparse.Namespace) -> SuiteRequest | None:
@@ -446,8 +455,25 @@ def _game_secret(args: argparse.Namespace, batch: bool) -> str | None:
     """``--game-secret`` read; a batch without one draws one for all its submissions (they
     play the same games); elsewhere None: each run draws its own."""
     if args.game_secret is not None:
+        if not args.game_secret.startswith("@") and not args.gradescope_bundle:
+            _refuse_shown_secret(args)
         return read_secret(args.game_secret)
+    if os.environ.get(SECRET_VARIABLE, "").strip():
+        return os.environ[SECRET_VARIABLE].strip()
     return new_secret() if batch else None
+
+
+def _refuse_shown_secret(args: argparse.Namespace) -> None:
+    """``--game-secret TEXT`` where student code may read other processes' /proc: the copy on
+    the command line of whatever started the grader (a shell, ``timeout``) stays readable."""
+    from pacman.sandbox.isolation import workers_see_other_processes
+
+    if workers_see_other_processes(args.isolation, args.landlock_abi_cap):
+        raise UsageError(
+            "--game-secret TEXT: student code here could read it on the command line that "
+            "started the grader (process isolation, no Landlock, no PID namespace); give it as "
+            f"@FILE, @- (standard input) or in ${SECRET_VARIABLE}"
+        )
 
 
 def as_flags(options: GradingOptions) -> list[str]:
