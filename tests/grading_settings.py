@@ -2,7 +2,8 @@
 
 Runners: ``root`` (as it is), ``docker`` (root holding only Docker's default capabilities),
 ``docker-seccomp`` (the same under a seccomp filter like Docker's default profile before
-Docker 23: no namespaces, and no Landlock: its calls fail with ENOSYS),
+Docker 23: no namespaces, and no Landlock: its calls fail with ENOSYS), ``docker-no-caps``
+(root holding no capability at all: ``docker run --cap-drop ALL``),
 ``unprivileged`` (an ordinary uid, no capability), ``userns`` (root of a user namespace
 that maps root alone to an ordinary uid: ``unshare --user --map-root-user`` run by a user,
 a rootless container without subordinate ids) and ``userns-range`` (the same with 65,536
@@ -73,6 +74,9 @@ def in_setting(command: list[str], needed: list[str], runner: str) -> list[str]:
             caps = "--inh-caps=-all --ambient-caps=-all --bounding-set=-all," + ",".join(
                 "+" + cap for cap in DOCKER_CAPS.split(",")
             )
+        elif runner == "docker-no-caps":
+            # Root whose bounding set is empty gains nothing at exec: no capability at all.
+            caps = "--inh-caps=-all --ambient-caps=-all --bounding-set=-all"
         else:
             user = f"--reuid={GRADER_UID} --regid={GRADER_UID} --clear-groups"
             caps = f"{user} --inh-caps=-all --bounding-set=-all"
