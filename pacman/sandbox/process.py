@@ -345,8 +345,9 @@ class WorkerProcess:
                 os.close(fd)
         self._wfd = self._rfd = -1
         self.process = None
-        # What it wrote goes with it, before the next submission is staged in that room.
-        remove_tree(self.scratch)
+        if not self._closed.is_set():  # (closing removes its whole folder next)
+            # What it wrote goes with it, before the next submission is staged in that room.
+            remove_tree(self.scratch)
 
     def close(self) -> None:
         self._closed.set()
