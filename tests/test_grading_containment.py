@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from grading_settings import in_setting
+from grading_settings import in_setting, project_copy, python_with_tqdm
 from grading_submissions import AFTER_IMPORTS, BERKELEY, MINI, apply_changes, make_mini
 
 from pacman.errors import UsageError
@@ -144,11 +144,17 @@ def _outcomes(printed: str) -> dict[str, str]:
 
 
 def _graded(
-    arena: Path, runner: str, arguments: list[str], stages: Path, **run: object
+    arena: Path,
+    runner: str,
+    arguments: list[str],
+    stages: Path,
+    project: Path = REPO,
+    python: str = sys.executable,
+    **run: object,
 ) -> subprocess.CompletedProcess[str]:
-    """``autograder.py arguments`` run by ``runner`` with TMPDIR ``stages``."""
+    """``project``'s ``autograder.py arguments`` run by ``runner`` with TMPDIR ``stages``."""
     # The audit hook is a tripwire a submission can switch off: the kernel's walls must hold.
-    command = [sys.executable, str(REPO / "autograder.py"), "--move-timeout", "2"]
+    command = [python, str(project / "autograder.py"), "--move-timeout", "2"]
     command += ["--no-audit-hook", *arguments]
     needed = [sys.prefix, sys.base_prefix, os.path.dirname(sys.executable), str(REPO)]
     command = in_setting(command, [os.path.realpath(p) for p in needed], runner)
@@ -251,12 +257,14 @@ def test_a_classmate_filling_the_disk_costs_no_one_a_grade(arena, name):
 @needs_root
 @needs_berkeley
 @needs_setpriv
-@pytest.mark.parametrize("name", ["namespaces", "process", "docker"])
+@pytest.mark.parametrize("name", ["namespaces", "process", "docker", "docker-no-landlock-locked"])
 def test_the_secret_file_under_usr_is_an_answer(arena, usr_folder, name):
     """A course image keeps the ghosts' secret in /usr/src/app (Docker's WORKDIR), which
     workers may read as a system folder: passed as @FILE, it is hidden like the suite, by
-    its path and from a search, and the proof's canaries include it."""
-    runner, flags = SETTINGS[name]
+    its path and from a search, and the proof's canaries include it. Without Landlock or
+    namespaces (``--lock-answers``), file permissions hide it."""
+    locked = name.endswith("-locked")
+    runner, flags = SETTINGS[name.removesuffix("-locked")]
     if "namespaces" in flags and not probe("namespaces"):
         pytest.skip("namespaces do not work on this machine")
     secret = usr_folder / "secret.txt"
@@ -270,7 +278,13 @@ def test_the_secret_file_under_usr_is_an_answer(arena, usr_folder, name):
     results = _open_folder(arena / "out") / "results.json"
     arguments = ["--test-directory", str(suite), "--code-directory", str(student)]
     arguments += ["--game-secret", f"@{secret}", "--results", str(results), *flags]
-    done = _graded(arena, runner, arguments, stages)
+    project, python = REPO, sys.executable
+    if locked:
+        # Locks change every copy of the answers the grader can import from: a copy's, run by
+        # an interpreter that sees that copy alone, never the checkout.
+        project, python = project_copy(arena), str(python_with_tqdm(arena))
+        arguments.append("--lock-answers")
+    done = _graded(arena, runner, arguments, stages, project, python)
     assert done.returncode == 0, done.stderr[-3000:]
     assert _outcomes(done.stdout) == {
         "read-secret": "blocked (PermissionError)",
@@ -278,8 +292,11 @@ def test_the_secret_file_under_usr_is_an_answer(arena, usr_folder, name):
     }, done.stdout
     protections = json.loads(results.read_text())["protections"]
     assert protections["answers_hidden"] is True, protections
+    if locked:
+        assert protections["answers_hidden_by"] == ["permissions"], protections
     assert "Total: 5/5" in done.stdout
-    assert stat.S_IMODE(secret.stat().st_mode) == 0o644  # hidden, not changed
+    if not locked:
+        assert stat.S_IMODE(secret.stat().st_mode) == 0o644  # hidden, not changed
 
 
 def test_the_secret_file_is_a_canary(tmp_path):

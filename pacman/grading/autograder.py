@@ -326,8 +326,9 @@ def _words(text: str | None) -> list[str]:
 
 
 def _secret_files(args: argparse.Namespace) -> list[str]:
-    """The files ``--game-secret @FILE`` and ``--seed @FILE`` read."""
-    given = (args.game_secret, args.seed)
+    """The files ``--game-secret @FILE`` and ``--seed @FILE`` read (a bundle keeps the secret
+    itself, not where it came from)."""
+    given = () if args.gradescope_bundle else (args.game_secret, args.seed)
     return [text[1:] for text in given if text and text.startswith("@") and text != "@-"]
 
 

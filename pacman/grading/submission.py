@@ -115,7 +115,7 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
         return _zero_record(task, f"not graded on {where}: {untrusted.line(error)}")
 
 
-def _staged(private: str, task: SubmissionTask, uid: int) -> tuple[str, str, list[str]]:
+def _staged(private: str, task: SubmissionTask, uid: int | None) -> tuple[str, str, list[str]]:
     """The suite and the student's files written in ``private`` (what an attempt before
     left is removed first): ``(suite folder, staged folder, staged files)``."""
     suite_dir = os.path.join(private, "test_cases")

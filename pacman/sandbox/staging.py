@@ -100,9 +100,7 @@ def stage_files(private: str, files: dict[str, bytes], uid: int | None) -> tuple
     ``private`` itself may be entered but not listed by others (0711), so where no Landlock
     holds the reads, the submission reaches its own copy and no other submission's.
     """
-    root = uid is not None and hasattr(os, "geteuid") and os.geteuid() == 0
-    if root:
-        check_root_capabilities()
+    root = _hands_out(uid)
     os.chmod(private, 0o711)
     stage = os.path.join(private, "code")
     os.mkdir(stage, 0o700)
@@ -136,13 +134,13 @@ def make_worker_folder(uid: int | None) -> tuple[str, str]:
     scratch folder (its own, where it has a uid of its own).
 
     The worker may enter the folder (its group is the worker's, mode 0710) but neither list
-    nor change it, and no one else may enter it: the scratch folder cannot be renamed away,
-    and nothing in it can be renamed or linked into a folder others share (TMPDIR itself,
-    where the scratch folder of the worker's own once lay).
+    nor change it, and no one else may enter it: the scratch folder cannot be renamed away
+    into a folder others share (TMPDIR, where a scratch folder of the worker's own once lay
+    open to that); nor can what it holds, which namespaces keep on a file system of its own
+    and, elsewhere, Landlock (or without it, seccomp refusing every new file) out of any other
+    folder.
     """
-    root = uid is not None and hasattr(os, "geteuid") and os.geteuid() == 0
-    if root:
-        check_root_capabilities()
+    root = _hands_out(uid)
     folder = tempfile.mkdtemp(prefix="pacman-worker-")
     scratch = os.path.join(folder, "scratch")
     try:
@@ -155,6 +153,14 @@ def make_worker_folder(uid: int | None) -> tuple[str, str]:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return folder, scratch
+
+
+def _hands_out(uid: int | None) -> bool:
+    """Whether the grader gives files to ``uid`` (it is root), having checked it can."""
+    if uid is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return False
+    check_root_capabilities()
+    return True
 
 
 def short_of_room(error: Exception) -> bool:
