@@ -337,6 +337,7 @@ def test_a_secret_on_the_command_line_is_refused_where_workers_read_proc(monkeyp
         parse(["--game-secret", "@-", *weak])
     monkeypatch.setenv("PACMAN_GAME_SECRET", " from the environment\n")
     assert parse(weak)[1].game_secret == "from the environment"
+    assert parse([*weak, "--fresh-trees", "q2"])[1].fresh_trees == ("q2",)
     if landlock_abi() > 0:
         assert parse(["--game-secret", "s3cret", "--isolation", "process"])[1].game_secret == (
             "s3cret"

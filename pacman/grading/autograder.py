@@ -401,7 +401,8 @@ def _check_combinations(args: argparse.Namespace) -> None:
             raise UsageError("--leaderboard goes with --gradescope-bundle ZIP or --submissions DIR")
     if args.fresh_trees and (args.run_test or args.generate_solutions):
         raise UsageError("--fresh-trees grades whole questions: leave out -t, --generate-solutions")
-    if args.fresh_trees and not (args.game_secret or args.gradescope_bundle):
+    secret_given = args.game_secret or os.environ.get(SECRET_VARIABLE, "").strip()
+    if args.fresh_trees and not (secret_given or args.gradescope_bundle):
         raise UsageError("--fresh-trees needs --game-secret (a regrade draws the same trees)")
     if args.submissions and args.scheduler not in (None, "local") and args.jobs is not None:
         raise UsageError(
