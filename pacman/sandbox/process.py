@@ -68,10 +68,7 @@ from pacman.sandbox.mounts import (
     namespace_script,
 )
 from pacman.sandbox.policy import describe_shortfalls, shortfalls, thread_cap
-from pacman.sandbox.staging import make_worker_folder
-
-#: A worker whose scratch folder holds more than this on a disk left with less is stopped.
-DISK_RESERVE = 1 << 20
+from pacman.sandbox.staging import DISK_RESERVE, make_worker_folder
 
 #: Seconds between readings of the kernel's OOM-kill count while a worker keeps answering.
 OOM_MARK_EVERY = 0.05

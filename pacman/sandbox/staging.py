@@ -9,20 +9,27 @@ may read them, and makes each worker's scratch folder inside a folder of the gra
 from __future__ import annotations
 
 import errno
+import glob
 import os
 import shutil
 import stat
 import tempfile
 
 from pacman.errors import PacmanError
+from pacman.sandbox.cleanup import tree_usage
 from pacman.sandbox.config import SandboxError
 from pacman.sandbox.identity import missing_root_capabilities
+from pacman.sandbox.policy import MAX_SCRATCH_ENTRIES
 
 #: A student file larger than this is refused (CS188 files are a few tens of KB).
 MAX_STUDENT_FILE = 4 * 1024 * 1024
 #: Seconds staging waits for room on a full disk: a worker that filled it is stopped within
 #: a second or so and its scratch folder removed (see :func:`short_of_room`).
 ROOM_WAIT = 60.0
+#: A worker whose scratch folder holds more than this on a disk left with less is stopped.
+DISK_RESERVE = 1 << 20
+#: How the folders :func:`make_worker_folder` makes are named.
+WORKER_PREFIX = "pacman-worker-"
 
 
 class SubmissionError(PacmanError):
@@ -141,7 +148,7 @@ def make_worker_folder(uid: int | None) -> tuple[str, str]:
     folder.
     """
     root = _hands_out(uid)
-    folder = tempfile.mkdtemp(prefix="pacman-worker-")
+    folder = tempfile.mkdtemp(prefix=WORKER_PREFIX)
     scratch = os.path.join(folder, "scratch")
     try:
         os.mkdir(scratch, 0o700)
@@ -164,6 +171,12 @@ def _hands_out(uid: int | None) -> bool:
 
 
 def short_of_room(error: Exception) -> bool:
-    """Whether ``error`` is the disk (or a quota) out of space: staging waits and tries again
-    (:data:`ROOM_WAIT`), so a submission's grade never depends on a classmate's disk use."""
-    return isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+    """Whether ``error`` is the disk (or a quota) out of space while a worker beside holds
+    more than :data:`DISK_RESERVE` of it, and so is about to be stopped and its files removed:
+    staging waits and tries again (:data:`ROOM_WAIT`), so a submission's grade never depends
+    on a classmate's disk use. A disk too small for anyone fails at once."""
+    if not isinstance(error, OSError) or error.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return False
+    pattern = os.path.join(glob.escape(tempfile.gettempdir()), WORKER_PREFIX + "*", "scratch")
+    held = (tree_usage(path, max_entries=MAX_SCRATCH_ENTRIES)[0] for path in glob.glob(pattern))
+    return any(size > DISK_RESERVE for size in held)
