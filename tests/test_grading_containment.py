@@ -53,6 +53,7 @@ SETTINGS = {
     "process": ("root", ("--isolation", "process")),
     "docker": ("docker", ()),
     "docker-no-landlock": ("docker", ("--landlock-abi", "0")),
+    "docker-seccomp": ("docker-seccomp", ()),
     "unprivileged": ("unprivileged", ("--isolation", "process")),
 }
 
