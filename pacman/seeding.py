@@ -44,19 +44,29 @@ def new_secret() -> str:
     return os.urandom(16).hex()
 
 
-def read_secret(text: str, flag: str = "--game-secret") -> str:
-    """``--game-secret TEXT``, or ``@FILE`` for a secret kept in a file.
+#: The environment variable a secret may come in instead of ``--game-secret``.
+SECRET_VARIABLE = "PACMAN_GAME_SECRET"
 
-    A command line can be read by other users of the machine (``ps``); a file readable by
-    the grader alone cannot.
+
+def read_secret(text: str, flag: str = "--game-secret") -> str:
+    """``--game-secret TEXT``, ``@FILE`` for a secret kept in a file, or ``@-`` to read it
+    from standard input.
+
+    A command line can be read by other users of the machine (``ps``), and by student code
+    where nothing keeps it out of ``/proc``; a file readable by the grader alone cannot.
     """
     if not text.startswith("@"):
         hide_from_command_line(text)
         return text
     path = text[1:]
     try:
-        with open(path, encoding="utf-8") as handle:
-            secret = handle.read().strip()
+        if path == "-":
+            import sys
+
+            path, secret = "standard input", sys.stdin.read().strip()
+        else:
+            with open(path, encoding="utf-8") as handle:
+                secret = handle.read().strip()
     except OSError as error:
         raise UsageError(f"{flag} {text}: cannot read {path} ({error.strerror})") from None
     except UnicodeDecodeError:

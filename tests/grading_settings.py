@@ -2,7 +2,8 @@
 
 Runners: ``root`` (as it is), ``docker`` (root holding only Docker's default capabilities),
 ``docker-seccomp`` (the same under a seccomp filter like Docker's default profile before
-Docker 23: no namespaces, and no Landlock: its calls fail with ENOSYS),
+Docker 23: no namespaces, and no Landlock: its calls fail with ENOSYS), ``docker-no-caps``
+(root holding no capability at all: ``docker run --cap-drop ALL``),
 ``unprivileged`` (an ordinary uid, no capability), ``userns`` (root of a user namespace
 that maps root alone to an ordinary uid: ``unshare --user --map-root-user`` run by a user,
 a rootless container without subordinate ids) and ``userns-range`` (the same with 65,536
@@ -11,13 +12,17 @@ subordinate ids mapped from 1 up, as rootless Podman maps them).
 
 from __future__ import annotations
 
+import compileall
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from grading_submissions import HONEST
+
 from pacman.sandbox.isolation import untraversable_top
 
+REPO = Path(__file__).resolve().parents[1]
 USERNS_EXEC = Path(__file__).resolve().parent / "userns_exec.py"
 DOCKER_SECCOMP = Path(__file__).resolve().parent / "docker_seccomp.py"
 
@@ -73,6 +78,9 @@ def in_setting(command: list[str], needed: list[str], runner: str) -> list[str]:
             caps = "--inh-caps=-all --ambient-caps=-all --bounding-set=-all," + ",".join(
                 "+" + cap for cap in DOCKER_CAPS.split(",")
             )
+        elif runner == "docker-no-caps":
+            # Root whose bounding set is empty gains nothing at exec: no capability at all.
+            caps = "--inh-caps=-all --ambient-caps=-all --bounding-set=-all"
         else:
             user = f"--reuid={GRADER_UID} --regid={GRADER_UID} --clear-groups"
             caps = f"{user} --inh-caps=-all --bounding-set=-all"
@@ -108,3 +116,20 @@ def python_with_tqdm(arena: Path) -> Path:
         for info in source.parent.glob(f"{source.name}-*.dist-info"):
             shutil.copytree(info, site / info.name)
     return venv / "bin" / "python"
+
+
+def project_copy(arena: Path) -> Path:
+    """The grader as a course installs it, in a folder of its own (so attacks on its code
+    change a copy, and the copy's suite and fixtures are answers to hide)."""
+    project = arena / "project"
+    for name in ("pacman", "agents", "layouts", "test_cases"):
+        shutil.copytree(REPO / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "autograder.py", project / "autograder.py")
+    fixture = project / "tests" / "fixtures" / "grading" / "cs188_style"
+    fixture.mkdir(parents=True)
+    shutil.copy(HONEST, fixture / "multiAgents.py")
+    # Compiled now, as an installation is: otherwise the grader's own imports (bytecode writing
+    # on, as Python's default is) fill __pycache__ during the run, which the check after the
+    # run would take for an attack; compiled, a rewritten .pyc is caught as any file is.
+    compileall.compile_dir(project, quiet=1)
+    return project

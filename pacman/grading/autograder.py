@@ -21,7 +21,7 @@ from pacman.commandline import CommandParser
 from pacman.errors import PacmanError, UsageError, machine_problem
 from pacman.grading.options import HIDDEN_VISIBILITIES, GradingJob, GradingOptions, SuiteRequest
 from pacman.sandbox.config import ISOLATION_MODES, Limits
-from pacman.seeding import new_secret, read_secret
+from pacman.seeding import SECRET_VARIABLE, new_secret, read_secret
 
 #: CS188's test classes, which every suite's ``class:`` lines name and which are built in here.
 TEST_CLASSES = "multiagentTestClasses.py"
@@ -101,9 +101,9 @@ def _what_to_grade(add: Any) -> None:
         default=None,
         metavar="TEXT",
         help="what the ghosts of graded games draw with, with each test's seed; the same "
-        "secret gives the same games again (default: one derived from each test, the same on "
-        "every run, which anyone holding the suite can derive; @FILE reads it from FILE, out "
-        "of sight of other users' ps)",
+        "secret gives the same games again (default: $PACMAN_GAME_SECRET, else one derived "
+        "from each test, the same on every run, which anyone holding the suite can derive; "
+        "@FILE reads it from FILE, @- from standard input, out of sight of other users' ps)",
     )
 
 
@@ -297,7 +297,10 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
         jobs=1 if batch else args.jobs,
         game_secret=_game_secret(args),
         lock_answers=args.lock_answers is not None,
-        other_copies=tuple(os.path.abspath(path) for path in _words(args.lock_answers)),
+        # A secret's file is an answer too: hidden from student code like the suite.
+        other_copies=tuple(
+            os.path.abspath(path) for path in [*_words(args.lock_answers), *_secret_files(args)]
+        ),
         fresh_trees=tuple(_words(args.fresh_trees)),
     )
     job = GradingJob(
@@ -327,6 +330,13 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
 
 def _words(text: str | None) -> list[str]:
     return [word.strip() for word in (text or "").split(",") if word.strip()]
+
+
+def _secret_files(args: argparse.Namespace) -> list[str]:
+    """The files ``--game-secret @FILE`` and ``--seed @FILE`` read (a bundle keeps the secret
+    itself, not where it came from)."""
+    given = () if args.gradescope_bundle else (args.game_secret, args.seed)
+    return [text[1:] for text in given if text and text.startswith("@") and text != "@-"]
 
 
 def _suite_request(args: argparse.Namespace) -> SuiteRequest | None:
@@ -411,7 +421,8 @@ def _check_combinations(args: argparse.Namespace) -> None:
             raise UsageError("--leaderboard goes with --gradescope-bundle ZIP or --submissions DIR")
     if args.fresh_trees and (args.run_test or args.generate_solutions):
         raise UsageError("--fresh-trees grades whole questions: leave out -t, --generate-solutions")
-    if args.fresh_trees and not (args.game_secret or args.gradescope_bundle):
+    secret_given = args.game_secret or os.environ.get(SECRET_VARIABLE, "").strip()
+    if args.fresh_trees and not (secret_given or args.gradescope_bundle):
         raise UsageError("--fresh-trees needs --game-secret (a regrade draws the same trees)")
     if args.submissions and args.scheduler not in (None, "local") and args.jobs is not None:
         raise UsageError(
@@ -477,8 +488,25 @@ def _game_secret(args: argparse.Namespace) -> str | None:
     """``--game-secret`` read; None without it: each test's own, the same on every run and
     for every submission of a batch (never one drawn per run)."""
     if args.game_secret is not None:
+        if not args.game_secret.startswith("@") and not args.gradescope_bundle:
+            _refuse_shown_secret(args)
         return read_secret(args.game_secret)
+    if os.environ.get(SECRET_VARIABLE, "").strip():
+        return os.environ[SECRET_VARIABLE].strip()
     return None
+
+
+def _refuse_shown_secret(args: argparse.Namespace) -> None:
+    """``--game-secret TEXT`` where student code may read other processes' /proc: the copy on
+    the command line of whatever started the grader (a shell, ``timeout``) stays readable."""
+    from pacman.sandbox.isolation import workers_see_other_processes
+
+    if workers_see_other_processes(args.isolation, args.landlock_abi_cap):
+        raise UsageError(
+            "--game-secret TEXT: student code here could read it on the command line that "
+            "started the grader (process isolation, no Landlock, no PID namespace); give it as "
+            f"@FILE, @- (standard input) or in ${SECRET_VARIABLE}"
+        )
 
 
 def as_flags(options: GradingOptions) -> list[str]:

@@ -35,7 +35,12 @@ from pacman.sandbox.config import SandboxConfig
 from pacman.sandbox.ids import allocate_uid
 from pacman.sandbox.isolation import resolve_isolation
 from pacman.sandbox.process import WorkerProcess
-from pacman.sandbox.staging import SubmissionError, read_submission, stage_files
+from pacman.sandbox.staging import (
+    SubmissionError,
+    check_root_capabilities,
+    read_submission,
+    stage_files,
+)
 
 
 def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
@@ -51,6 +56,8 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
 
         print(build_bundle(job, options), file=out)
         return 0
+    # A root grader that cannot give submissions uids of their own says so before anything.
+    check_root_capabilities()
     if job.submissions:
         from pacman.grading.batch import run_batch
 

@@ -20,7 +20,15 @@ from typing import Any
 
 from pacman.grading.options import GradingOptions
 from pacman.sandbox import untrusted
-from pacman.sandbox.staging import SubmissionError, stage_files, write_tree
+from pacman.sandbox.cleanup import remove_tree
+from pacman.sandbox.config import retried
+from pacman.sandbox.staging import (
+    ROOM_WAIT,
+    SubmissionError,
+    short_of_room,
+    stage_files,
+    write_tree,
+)
 
 #: The suite's files are read up to this size in all.
 MAX_SUITE_BYTES = 64 * 1024 * 1024
@@ -107,6 +115,17 @@ def grade_submission(task: SubmissionTask) -> dict[str, Any]:
         return _zero_record(task, f"not graded on {where}: {untrusted.line(error)}")
 
 
+def _staged(private: str, task: SubmissionTask, uid: int | None) -> tuple[str, str, list[str]]:
+    """The suite and the student's files written in ``private`` (what an attempt before
+    left is removed first): ``(suite folder, staged folder, staged files)``."""
+    suite_dir = os.path.join(private, "test_cases")
+    for folder in (suite_dir, os.path.join(private, "code")):
+        remove_tree(folder)
+    os.mkdir(suite_dir, 0o700)
+    write_tree(suite_dir, task.suite)
+    return (suite_dir, *stage_files(private, task.files, uid))
+
+
 def _grade_staged(task: SubmissionTask) -> dict[str, Any]:
     from pacman.grading.report import format_test, import_report
     from pacman.grading.session import grade
@@ -116,14 +135,14 @@ def _grade_staged(task: SubmissionTask) -> dict[str, Any]:
 
     options = task.options
     with tempfile.TemporaryDirectory(prefix="pacman-grade-", ignore_cleanup_errors=True) as private:
-        suite_dir = os.path.join(private, "test_cases")
-        os.mkdir(suite_dir, 0o700)
-        write_tree(suite_dir, task.suite)
+        uid = allocate_uid()
+        # A disk a classmate's worker filled is given back when that worker is stopped.
+        suite_dir, stage, staged = retried(
+            lambda: _staged(private, task, uid), short_of_room, ROOM_WAIT
+        )
         questions = load_suite(suite_dir, options.question, display_root=private)
         secret, every = options.game_secret or "", options.question is None
         questions = fresh_questions(questions, options.fresh_trees, secret, task.files, every)
-        uid = allocate_uid()
-        stage, staged = stage_files(private, task.files, uid)
         config = options.sandbox(
             staged=staged, stage=stage, hidden=[suite_dir], uid=uid, allow_weak=options.unsafe
         )

@@ -67,6 +67,16 @@ def tree_usage(path: str, *, max_entries: int) -> tuple[int, int]:
     return total, entries
 
 
+def free_bytes(path: str) -> int:
+    """Bytes an ordinary user may still write on the file system holding ``path`` (a great
+    many where it cannot be told)."""
+    try:
+        found = os.statvfs(path)
+    except OSError:
+        return 1 << 62
+    return found.f_bavail * found.f_frsize
+
+
 @contextlib.contextmanager
 def temporary_root(prefix: str) -> Iterator[str]:
     """One folder for every temporary file of this run and of the workers it starts here.

@@ -4,7 +4,10 @@ how a worker can fail (:class:`SandboxError`, :class:`WorkerDied`, :class:`Worke
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pacman.errors import PacmanError
 
@@ -77,6 +80,26 @@ class MachineBusy(SandboxError):
 
 #: How a worker's start says the machine could make no process or thread just now.
 BUSY_SIGNS = ("Resource temporarily unavailable", "Cannot fork", "can't start new thread")
+
+
+Result = TypeVar("Result")
+
+
+def retried(
+    attempt: Callable[[], Result], passing: Callable[[Exception], bool], wait: float
+) -> Result:
+    """``attempt()``, tried again for up to ``wait`` seconds while what it raises is
+    ``passing`` (the machine short of something another run is about to give back)."""
+    deadline = time.monotonic() + wait
+    pause = 0.1
+    while True:
+        try:
+            return attempt()
+        except Exception as error:
+            if not passing(error) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(1.0, pause * 2)
 
 
 class WorkerDied(Exception):

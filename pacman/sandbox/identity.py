@@ -117,3 +117,27 @@ def switch_user(uid: int, keep_read_search: bool, held: int) -> None:
     drop_capabilities(keep_read_search)
     with contextlib.suppress(OSError):
         prctl(_PR_SET_KEEPCAPS, 0)
+
+
+#: What a root grader does with each capability, by the kernel's number: hand each submission
+#: a uid of its own (its staged files, its scratch folder), switch its worker to it, and then
+#: stop it and remove what it left however it shaped it.
+ROOT_GRADER_CAPABILITIES = {
+    "CAP_CHOWN": 0,  # give the staged files and the scratch folder to the submission's uid
+    "CAP_DAC_OVERRIDE": 1,  # remove a scratch tree the submission locked
+    "CAP_FOWNER": 3,  # unlock it first (chmod of the submission's own folders)
+    "CAP_KILL": 5,  # stop a worker running as another uid
+    "CAP_SETGID": 6,  # switch the worker to the submission's group ...
+    "CAP_SETUID": 7,  # ... and uid
+}
+
+
+def missing_root_capabilities() -> list[str]:
+    """The names in :data:`ROOT_GRADER_CAPABILITIES` a root grader lacks (``docker run
+    --cap-drop ALL``); empty for a grader that is not root or where /proc cannot tell."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return []
+    effective = capability_sets(process_status()).get("CapEff")
+    if effective is None:
+        return []
+    return [name for name, bit in ROOT_GRADER_CAPABILITIES.items() if not effective >> bit & 1]

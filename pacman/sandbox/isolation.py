@@ -95,6 +95,18 @@ def resolve_isolation(requested: str) -> str:
     return "process"
 
 
+def workers_see_other_processes(requested: str, landlock_cap: int | None) -> bool:
+    """Whether student workers here may read other processes' /proc (their command lines):
+    process isolation shares the grader's PID namespace, and without Landlock (which leaves
+    a worker its own /proc/self/status alone) nothing else keeps them out."""
+    if not sys.platform.startswith("linux") or resolve_isolation(requested) != "process":
+        return False
+    from pacman.sandbox.landlock import landlock_abi
+
+    abi = landlock_abi() if landlock_cap is None else min(landlock_cap, landlock_abi())
+    return abi == 0
+
+
 def student_uid(config: SandboxConfig, isolation: str) -> int | None:
     """The uid student code switches to, or None when the grader is not root."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0 or isolation == "bwrap":

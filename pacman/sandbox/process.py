@@ -36,7 +36,7 @@ import time
 from typing import Any
 
 from pacman.sandbox import procfs, protocol, untrusted
-from pacman.sandbox.cleanup import remove_tree, tree_usage
+from pacman.sandbox.cleanup import free_bytes, remove_tree, tree_usage
 from pacman.sandbox.config import (
     BUSY_SIGNS,
     Limits,
@@ -46,6 +46,7 @@ from pacman.sandbox.config import (
     WorkerDied,
     WorkerTimeout,
     backstop,
+    retried,
     seconds,
 )
 from pacman.sandbox.identity import capability_sets, process_status
@@ -67,6 +68,7 @@ from pacman.sandbox.mounts import (
     namespace_script,
 )
 from pacman.sandbox.policy import describe_shortfalls, shortfalls, thread_cap
+from pacman.sandbox.staging import DISK_RESERVE, make_worker_folder
 
 #: Seconds between readings of the kernel's OOM-kill count while a worker keeps answering.
 OOM_MARK_EVERY = 0.05
@@ -102,8 +104,10 @@ class WorkerProcess:
         self._closed = threading.Event()
         self._next_id = 0
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
-        # The only folder student code may write to (and its TMPDIR).
-        self.scratch = tempfile.mkdtemp(prefix="pacman-scratch-")
+        self.uid = student_uid(config, self.isolation)
+        # The only folder student code may write to (and its TMPDIR), in a folder of the
+        # grader's that holds whatever else this worker needs made (namespaces: its root).
+        self.folder, self.scratch = make_worker_folder(self.uid)
         # Open to all as /tmp is: the proof checks the worker can make nothing in it.
         self.write_probe = tempfile.mkdtemp(prefix="pacman-probe-")
         os.chmod(self.write_probe, 0o1777)
@@ -116,7 +120,6 @@ class WorkerProcess:
         self.locked = locks_needed(config, self.isolation)
         if self.locked:
             lock_copies(self.policy)
-        self.uid = student_uid(config, self.isolation)
         try:
             self._start()
         except BaseException:
@@ -128,8 +131,6 @@ class WorkerProcess:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         inner = [sys.executable, "-I", "-B", "-c", _BOOT, str(to_child_r), str(from_child_w)]
-        if self.uid is not None:
-            os.chown(self.scratch, self.uid, self.uid)
         try:
             self.process = subprocess.Popen(
                 self._command([*inner, PROJECT_ROOT]),
@@ -275,7 +276,8 @@ class WorkerProcess:
     def _root(self) -> str:
         """An empty folder on which the worker's namespace mounts its own root."""
         if self.root is None:
-            self.root = tempfile.mkdtemp(prefix="pacman-root-")
+            self.root = os.path.join(self.folder, "root")
+            os.mkdir(self.root, 0o700)
         return self.root
 
     def _checked_protections(self, said: dict[str, Any]) -> dict[str, Any]:
@@ -340,19 +342,20 @@ class WorkerProcess:
                 os.close(fd)
         self._wfd = self._rfd = -1
         self.process = None
+        if not self._closed.is_set():  # (closing removes its whole folder next)
+            # What it wrote goes with it, before the next submission is staged in that room.
+            remove_tree(self.scratch)
 
     def close(self) -> None:
         self._closed.set()
         self.kill()
         with contextlib.suppress(OSError):
             self._output.close()
-        remove_tree(self.scratch)
+        remove_tree(self.folder)
         try:
             os.rmdir(self.write_probe)  # empty, as the proof found it
         except OSError:
             remove_tree(self.write_probe)
-        if self.root is not None:
-            remove_tree(self.root)
 
     def _fail(self, why: str) -> None:
         process = self.process
@@ -505,6 +508,14 @@ class WorkerProcess:
             return  # (a namespace worker's scratch folder is a tmpfs of the quota's size)
         self._disk_looked_at = now
         used, entries = tree_usage(self.scratch, max_entries=policy.max_scratch_entries)
+        if used > DISK_RESERVE and free_bytes(self.scratch) < DISK_RESERVE:
+            # Below its quota, but the disk is full (a small TMPDIR): it goes, and its files
+            # with it, so that the classmates graded beside it find room.
+            self.dead = (
+                f"was stopped: it filled the disk its scratch folder is on ({used >> 20} MB "
+                f"written, less than {DISK_RESERVE >> 20} MB left for anyone)"
+            )
+            raise OverLimit(self.dead)
         if used > quota or entries > policy.max_scratch_entries:
             self.dead = (
                 f"was stopped: it wrote more than {self.config.limits.disk_mb} MB or "
@@ -572,16 +583,9 @@ BUSY_WAIT = 30.0
 def start_worker(config: SandboxConfig, mode: str | None = None) -> WorkerProcess:
     """A started worker; where the machine can make no process just now, tried again for up
     to :data:`BUSY_WAIT` seconds, so one submission's threads cost another nothing."""
-    deadline = time.monotonic() + BUSY_WAIT
-    pause = 0.1
-    while True:
-        try:
-            return WorkerProcess(config, mode)
-        except MachineBusy:
-            if time.monotonic() + pause > deadline:
-                raise
-            time.sleep(pause)
-            pause = min(1.0, pause * 2)
+    return retried(
+        lambda: WorkerProcess(config, mode), lambda e: isinstance(e, MachineBusy), BUSY_WAIT
+    )
 
 
 def _life_cpu_seconds(limits: Limits) -> int:

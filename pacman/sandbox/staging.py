@@ -3,18 +3,33 @@
 Reading refuses anything that is not a plain file inside the submission's own folder
 (symlinks, hard links, devices, folders that lead elsewhere): a student must not be able
 to hand in another student's file. Staging writes them where the submission's uid alone
-may read them.
+may read them, and makes each worker's scratch folder inside a folder of the grader's.
 """
 
 from __future__ import annotations
 
+import errno
+import glob
 import os
+import shutil
 import stat
+import tempfile
 
 from pacman.errors import PacmanError
+from pacman.sandbox.cleanup import tree_usage
+from pacman.sandbox.config import SandboxError
+from pacman.sandbox.identity import missing_root_capabilities
+from pacman.sandbox.policy import MAX_SCRATCH_ENTRIES
 
 #: A student file larger than this is refused (CS188 files are a few tens of KB).
 MAX_STUDENT_FILE = 4 * 1024 * 1024
+#: Seconds staging waits for room on a full disk: a worker that filled it is stopped within
+#: a second or so and its scratch folder removed (see :func:`short_of_room`).
+ROOM_WAIT = 60.0
+#: A worker whose scratch folder holds more than this on a disk left with less is stopped.
+DISK_RESERVE = 1 << 20
+#: How the folders :func:`make_worker_folder` makes are named.
+WORKER_PREFIX = "pacman-worker-"
 
 
 class SubmissionError(PacmanError):
@@ -92,11 +107,12 @@ def stage_files(private: str, files: dict[str, bytes], uid: int | None) -> tuple
     ``private`` itself may be entered but not listed by others (0711), so where no Landlock
     holds the reads, the submission reaches its own copy and no other submission's.
     """
+    root = _hands_out(uid)
     os.chmod(private, 0o711)
     stage = os.path.join(private, "code")
     os.mkdir(stage, 0o700)
     staged = write_tree(stage, files, 0o400)
-    if uid is not None and hasattr(os, "geteuid") and os.geteuid() == 0:
+    if root and uid is not None:
         for path in [stage, *staged]:
             os.chown(path, uid, uid)
         os.chmod(stage, 0o500)
@@ -105,3 +121,62 @@ def stage_files(private: str, files: dict[str, bytes], uid: int | None) -> tuple
         for path in staged:
             os.chmod(path, 0o444)
     return stage, staged
+
+
+def check_root_capabilities() -> None:
+    """Refuse, in one line, a root grader without the capabilities it needs to give each
+    submission a uid of its own (``docker run --cap-drop ALL``): it would fail half way."""
+    missing = missing_root_capabilities()
+    if missing:
+        adds = " ".join(f"--cap-add {name.removeprefix('CAP_')}" for name in missing)
+        raise SandboxError(
+            f"refusing to grade: root here lacks {', '.join(missing)}, which it needs to run "
+            f"each submission as a user of its own (a container started with --cap-drop ALL?); "
+            f"give them back (docker run {adds}) or run the grader as an ordinary user"
+        )
+
+
+def make_worker_folder(uid: int | None) -> tuple[str, str]:
+    """``(folder, scratch)``: a new folder of the grader's in TMPDIR and, inside, the worker's
+    scratch folder (its own, where it has a uid of its own).
+
+    The worker may enter the folder (its group is the worker's, mode 0710) but neither list
+    nor change it, and no one else may enter it: the scratch folder cannot be renamed away
+    into a folder others share (TMPDIR, where a scratch folder of the worker's own once lay
+    open to that); nor can what it holds, which namespaces keep on a file system of its own
+    and, elsewhere, Landlock (or without it, seccomp refusing every new file) out of any other
+    folder.
+    """
+    root = _hands_out(uid)
+    folder = tempfile.mkdtemp(prefix=WORKER_PREFIX)
+    scratch = os.path.join(folder, "scratch")
+    try:
+        os.mkdir(scratch, 0o700)
+        if root and uid is not None:
+            os.chown(scratch, uid, uid)
+            os.chown(folder, -1, uid)
+            os.chmod(folder, 0o710)
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return folder, scratch
+
+
+def _hands_out(uid: int | None) -> bool:
+    """Whether the grader gives files to ``uid`` (it is root), having checked it can."""
+    if uid is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return False
+    check_root_capabilities()
+    return True
+
+
+def short_of_room(error: Exception) -> bool:
+    """Whether ``error`` is the disk (or a quota) out of space while a worker beside holds
+    more than :data:`DISK_RESERVE` of it, and so is about to be stopped and its files removed:
+    staging waits and tries again (:data:`ROOM_WAIT`), so a submission's grade never depends
+    on a classmate's disk use. A disk too small for anyone fails at once."""
+    if not isinstance(error, OSError) or error.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return False
+    pattern = os.path.join(glob.escape(tempfile.gettempdir()), WORKER_PREFIX + "*", "scratch")
+    held = (tree_usage(path, max_entries=MAX_SCRATCH_ENTRIES)[0] for path in glob.glob(pattern))
+    return any(size > DISK_RESERVE for size in held)
