@@ -17,6 +17,7 @@ import numpy as np
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from pacman.envs.limits import check_num_envs
 from pacman.envs.single import PacmanEnv
 from pacman.errors import PacmanError
 
@@ -41,6 +42,10 @@ def autoreset_setting(autoreset_mode: Any, metadata: dict[str, Any]) -> tuple[bo
     if _AUTORESET_MODES[mode] is not None:
         metadata = {**metadata, "autoreset_mode": _AUTORESET_MODES[mode]}
     return mode == "same_step", metadata
+
+
+#: Less than one PacmanEnv takes (about 135 KB on smallClassic), for the num_envs check.
+ENV_BYTES = 64 * 1024
 
 
 class PacmanVectorEnv(VectorEnv):
@@ -76,8 +81,7 @@ class PacmanVectorEnv(VectorEnv):
             raise PacmanError(
                 f"vector render_mode must be None or one of {modes}, not {render_mode!r}"
             )
-        if num_envs < 1:
-            raise PacmanError(f"num_envs must be at least 1, not {num_envs}")
+        num_envs = check_num_envs(num_envs, ENV_BYTES)
         self.num_envs = num_envs
         self.max_episode_steps = max_episode_steps
         self.render_mode = render_mode
