@@ -511,7 +511,52 @@ def load_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     for key in ("layout", "layout_rows", "num_ghosts", "actions"):
         if key not in record:
             raise PacmanError(f"--replay {path}: the record has no {key!r}")
+    for key, wanted, fits in _RECORD_FIELDS:
+        if key in record and not fits(record[key]):
+            raise PacmanError(f"--replay {path}: the record's {key!r} is not {wanted}")
     return record
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: What each field of a record must be, checked before the replay reads it.
+_RECORD_FIELDS: tuple[tuple[str, str, Any], ...] = (
+    ("layout", "a name", lambda value: isinstance(value, str)),
+    (
+        "layout_rows",
+        "a list of rows of text",
+        lambda rows: isinstance(rows, list) and all(isinstance(row, str) for row in rows),
+    ),
+    ("num_ghosts", "a whole number", _whole),
+    (
+        "actions",
+        "a list of [agent, action] pairs",
+        lambda actions: (
+            isinstance(actions, list)
+            and all(
+                isinstance(pair, list)
+                and len(pair) == 2
+                and _whole(pair[0])
+                and isinstance(pair[1], str)
+                for pair in actions
+            )
+        ),
+    ),
+    ("seed", "a whole number or null", lambda seed: seed is None or _whole(seed)),
+    (
+        "score",
+        "a number",
+        lambda score: isinstance(score, (int, float)) and not isinstance(score, bool),
+    ),
+    ("pacman", "a name", lambda value: isinstance(value, str)),
+    (
+        "ghosts",
+        "a list of names",
+        lambda names: isinstance(names, list) and all(isinstance(name, str) for name in names),
+    ),
+)
 
 
 def _first_unplayed(record: dict[str, Any], result: GameResult, count: int) -> str:
