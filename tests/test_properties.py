@@ -345,3 +345,33 @@ def test_agent_arguments_are_refused_when_the_agent_is_made_or_play(agent):
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert action in state.get_legal_actions(0)
+
+
+# -- the bugs these properties found, pinned with their exact messages -------------------------
+
+
+def test_a_record_with_a_field_of_the_wrong_type_is_one_line(tmp_path, capsys):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps({**GOOD_RECORD, "num_ghosts": None}), encoding="utf-8")
+    assert main(["--replay", str(path), "-q"]) == 2
+    assert capsys.readouterr().err == (
+        f"pacman: --replay {path}: the record's 'num_ghosts' is not a whole number\n"
+    )
+
+
+def test_an_evaluator_given_as_text_is_refused_when_the_agent_is_made():
+    with pytest.raises(AgentError) as refused:
+        build_agent(find_class("MCTSAgent"), "agent", evaluator="-1")
+    assert str(refused.value) == (
+        "agent MCTSAgent: bad argument evaluator=-1: evaluator must be an object with an "
+        "evaluate(state, simulation) method, given from Python; on the command line give "
+        "rollout=, depth= and evalFn= instead"
+    )
+
+
+def test_an_argument_with_a_newline_is_refused_on_one_line():
+    with pytest.raises(AgentError) as refused:
+        build_agent(find_class("AlphaBetaAgent"), "agent", depth="2\nx")
+    assert str(refused.value) == (
+        "agent AlphaBetaAgent: bad argument depth=2\\nx: depth must be a whole number"
+    )
