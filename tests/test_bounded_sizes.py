@@ -112,6 +112,21 @@ def test_num_envs_past_memory_is_one_pacman_error(monkeypatch, make, says):
     assert str(refused.value) == says
 
 
+def test_features_on_boards_of_their_own_count_their_distance_tables(monkeypatch):
+    monkeypatch.setattr(limits, "machine_memory", lambda: GiB)
+    with pytest.raises(PacmanError) as refused:
+        gym.make_vec(
+            "pacman.envs:PacmanBatched-v0",
+            num_envs=64,
+            layout="random:100x100",
+            observation="features",
+        )
+    assert str(refused.value) == (
+        "num_envs=64: that many games need at least 11.9 GiB of memory and 1.0 GiB are free; "
+        "at most 5 fit"
+    )
+
+
 @pytest.mark.parametrize("count", [0, -3, 2.5, "8", True])
 def test_num_envs_that_is_not_a_count_is_one_pacman_error(count):
     with pytest.raises(PacmanError, match="num_envs must be a whole number of games >= 1, not"):

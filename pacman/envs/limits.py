@@ -49,18 +49,28 @@ def check_num_envs(num_envs: object, bytes_each: int) -> int:
     return count
 
 
-def game_bytes(width: int, height: int, ghosts: int, observation: str = "", radius: int = 0) -> int:
+def game_bytes(
+    width: int,
+    height: int,
+    ghosts: int,
+    observation: str = "",
+    radius: int = 0,
+    own_board: bool = False,
+) -> int:
     """A lower bound of one batched game's bytes on a ``width`` x ``height`` board.
 
     Its food and capsule flags, a few words per agent, the grid planes (at least five float32
     per cell) every batched game keeps, and three copies of its ``observation`` (the batched
     array and the space's bounds). Measured with tracemalloc after a step on smallClassic:
-    31, 11 and 15 KB a game for grid, features and window; this gives 18, 6 and 10.
+    31, 11 and 15 KB a game for grid, features and window; this gives 18, 6 and 10. A game
+    on a board of its own (a ``random:`` spec without a seed) with features also keeps that
+    board's table of maze distances, two bytes for each pair of cells.
     """
     cells = width * height
     planes = 5 * 4 * cells
     shown = {"grid": planes, "window": 5 * 4 * (2 * radius + 1) ** 2, "features": 200}
-    return 2 * cells + 64 + 19 * max(0, ghosts) + planes + 3 * shown.get(observation, 0)
+    table = 2 * cells * cells if own_board and observation == "features" else 0
+    return 2 * cells + 64 + 19 * max(0, ghosts) + planes + 3 * shown.get(observation, 0) + table
 
 
 def _size(count: int) -> str:

@@ -99,7 +99,9 @@ class PacmanBatchedVectorEnv(VectorEnv):
         self.same_step, self.metadata = autoreset_setting(autoreset_mode, self.metadata)
         first, draw = batch_boards(layout)
         ghosts = first.num_ghosts if num_ghosts is None else min(num_ghosts, first.num_ghosts)
-        each = game_bytes(first.width, first.height, ghosts, observation, int(window_radius))
+        each = game_bytes(
+            first.width, first.height, ghosts, observation, int(window_radius), draw is not None
+        )
         check_num_envs(num_envs, each)
         self.games = BatchedGames(first, num_envs, num_ghosts, ghost, draw)
         self.layout = first
