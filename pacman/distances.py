@@ -19,7 +19,7 @@ Cell = tuple[int, int]
 
 
 #: How many (cell, distance) entries all kept searches of one layout may hold together
-#: (about 150 bytes each): every search on the classic boards, a recent few on large ones.
+#: every search on the classic boards, the last few dozen on a 100x100 one.
 KEPT_ENTRIES = 200_000
 
 

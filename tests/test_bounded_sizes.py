@@ -37,6 +37,13 @@ def test_the_longest_distance_is_exact(name):
     assert longest_distance(layout) == every_search(layout)
 
 
+def test_the_longest_distance_is_exact_on_many_generated_boards():
+    draw = random.Random(0)
+    for seed in range(40):
+        layout = load_layout(f"random:{draw.randint(5, 30)}x{draw.randint(5, 30)},seed={seed}")
+        assert longest_distance(layout) == every_search(layout), layout.name
+
+
 def test_the_longest_distance_of_a_board_in_two_parts_is_the_larger_part_s():
     layout = parse_layout("%%%%%%%%%\n%P. %   %\n%%%%%%%%%\n%.G     %\n%%%%%%%%%")
     assert (longest_distance(layout), every_search(layout)) == (6, 6)

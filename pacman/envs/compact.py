@@ -58,49 +58,43 @@ COUNT_FEATURES = (GHOST_DANGER, SCARED_GHOST_NEAR)
 def longest_distance(layout: Layout) -> int:
     """The largest maze distance between two connected open cells (at least 1).
 
-    Exact, with a few searches kept in memory at a time rather than one from every cell:
-    each connected part's diameter by iFUB (Crescenzi et al., 2013), below.
+    Exact, with a few searches in memory at a time rather than one kept from every cell: each
+    connected part's diameter by Takes and Kosters' bounding (2011), below.
     """
     distances = maze_distances(layout)
     longest, seen = 1, set()
     for cell in maze_of(layout).pacman_moves:
         if cell not in seen:
-            part = distances.nearest_first(cell, keep=False)
-            seen.update(reached for reached, _ in part)
+            part = [reached for reached, _ in distances.nearest_first(cell, keep=False)]
+            seen.update(part)
             longest = max(longest, _diameter(distances, part))
     return longest
 
 
-def _diameter(distances: MazeDistances, part: list[tuple[Cell, int]]) -> int:
-    """The diameter of one connected part, given a search over it (nearest first).
+def _diameter(distances: MazeDistances, part: list[Cell]) -> int:
+    """The diameter of one connected part: the largest eccentricity (farthest distance) of
+    its cells, without a search from each.
 
-    iFUB: search from a central cell, then from its farthest cells inwards, level by level.
-    Two cells both at level ``i`` or nearer are at most ``2 i`` apart, so once the farthest
-    distance found from the cells beyond level ``i`` reaches that, it is the diameter. On
-    mazes a handful of levels settle it.
+    A search from ``v`` (eccentricity ``e``) bounds every cell ``w`` at distance ``d``:
+    ``max(d, e - d) <= ecc(w) <= e + d``. Searching alternately from the cell with the
+    highest upper bound and the one with the lowest lower bound, cells that cannot beat the
+    best eccentricity found drop out; on mazes a few dozen searches settle it.
     """
-    far = part[-1][0]
-    from_far = distances.nearest_first(far, keep=False)
-    other, length = from_far[-1]
-    from_other = dict(distances.nearest_first(other, keep=False))
-    # A cell half-way along a longest path found so far: near the middle of the part.
-    middle = next(
-        cell
-        for cell, steps in from_far
-        if steps == length // 2 and from_other[cell] == length - steps
-    )
-    levels = distances.nearest_first(middle, keep=False)
-    lower = max(length, levels[-1][1])
-    level = levels[-1][1]
-    index = len(levels) - 1
-    # Cells beyond ``level`` have been searched from; two cells not beyond it are at most
-    # 2 * level apart: so the diameter is at most max(lower, 2 * level).
-    while lower < 2 * level:
-        while levels[index][1] == level:
-            lower = max(lower, distances.nearest_first(levels[index][0], keep=False)[-1][1])
-            index -= 1
-        level -= 1
-    return lower
+    lower = dict.fromkeys(part, 0)
+    upper = dict.fromkeys(part, len(part))
+    left, found, highest = set(part), 0, True
+    while left:
+        bound = upper if highest else lower
+        source = (max if highest else min)(left, key=lambda cell: (bound[cell], cell))
+        highest = not highest
+        order = distances.nearest_first(source, keep=False)
+        far = order[-1][1]
+        for cell, steps in order:
+            lower[cell] = max(lower[cell], steps, far - steps)
+            upper[cell] = min(upper[cell], far + steps)
+        found = max(found, far, *(lower[cell] for cell in left))
+        left = {cell for cell in left if upper[cell] > found and cell != source}
+    return found
 
 
 class FeatureEncoder:
