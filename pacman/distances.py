@@ -18,7 +18,7 @@ Position = tuple[float, float]
 Cell = tuple[int, int]
 
 
-#: How many (cell, distance) entries all kept searches of one layout may hold together
+#: How many (cell, distance) entries all kept searches of one layout may hold together:
 #: every search on the classic boards, the last few dozen on a 100x100 one.
 KEPT_ENTRIES = 200_000
 
