@@ -54,7 +54,8 @@ def post(shown: WebDisplay, length: str, token: str | None = None, host: str | N
     token = shown.token if token is None else token
     host = f"127.0.0.1:{shown.port}" if host is None else host
     return (
-        f"POST /key?token={token} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {length}\r\n\r\n"
+        f"POST /key?token={token} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {length}\r\n"
+        "Connection: close\r\n\r\n"
     ).encode()
 
 
