@@ -184,6 +184,13 @@ class MCTSAgent(Agent):
             )
         elif rollout is not None or depth is not None or evalFn is not None:
             raise AgentError("give evaluator= or rollout, depth and evalFn, not both")
+        elif not callable(getattr(evaluator, "evaluate", None)):
+            # (-a evaluator=x gives a string: refused here, not on the first move)
+            raise AgentError(
+                f"bad argument evaluator={evaluator}: evaluator must be an object with an "
+                "evaluate(state, simulation) method, given from Python; on the command line "
+                "give rollout=, depth= and evalFn= instead"
+            )
         #: What a new state of the tree is worth (a playout, then an evaluation).
         self.evaluator = evaluator
         self.ghost_model = resolve_ghost_model(ghostModel)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections import OrderedDict
 from typing import Any
 
 from pacman.errors import AgentError
@@ -17,8 +18,17 @@ Position = tuple[float, float]
 Cell = tuple[int, int]
 
 
+#: How many (cell, distance) entries all kept searches of one layout may hold together:
+#: every search on the classic boards, the last few dozen on a 100x100 one.
+KEPT_ENTRIES = 200_000
+
+
 class MazeDistances:
-    """Shortest-path lengths between the open cells of one layout, computed on demand."""
+    """Shortest-path lengths between the open cells of one layout, computed on demand.
+
+    The searches are kept, the least recently used dropped past :data:`KEPT_ENTRIES`, so
+    memory stays bounded on any board (keeping all of a 100x100 board's took gigabytes).
+    """
 
     def __init__(self, layout: Any) -> None:
         moves = maze_of(layout).pacman_moves
@@ -27,25 +37,36 @@ class MazeDistances:
             cell: tuple(target for target in targets.values() if target != cell)
             for cell, targets in moves.items()
         }
-        self._from: dict[Cell, dict[Cell, int]] = {}
-        self._order: dict[Cell, list[tuple[Cell, int]]] = {}
+        #: cell -> (distance by cell, cells nearest first), most recently used last.
+        self._kept: OrderedDict[Cell, tuple[dict[Cell, int], list[tuple[Cell, int]]]]
+        self._kept = OrderedDict()
+        self._entries = 0
 
     def from_cell(self, cell: Cell) -> dict[Cell, int]:
         """Distance from ``cell`` (an open grid cell) to every cell reachable from it."""
-        found = self._from.get(cell)
-        if found is None:
-            found = self._search(cell)
+        return self._search(cell)[0]
+
+    def nearest_first(self, cell: Cell, keep: bool = True) -> list[tuple[Cell, int]]:
+        """Every cell reachable from ``cell`` with its distance, nearest first (``keep``
+        False: not kept, for a search that is needed once)."""
+        if not keep and cell not in self._kept:
+            return self._breadth_first(cell)[1]
+        return self._search(cell)[1]
+
+    def _search(self, cell: Cell) -> tuple[dict[Cell, int], list[tuple[Cell, int]]]:
+        found = self._kept.get(cell)
+        if found is not None:
+            self._kept.move_to_end(cell)
+            return found
+        found = self._breadth_first(cell)
+        self._kept[cell] = found
+        self._entries += len(found[1])
+        while self._entries > KEPT_ENTRIES and len(self._kept) > 1:
+            _, dropped = self._kept.popitem(last=False)
+            self._entries -= len(dropped[1])
         return found
 
-    def nearest_first(self, cell: Cell) -> list[tuple[Cell, int]]:
-        """Every cell reachable from ``cell`` with its distance, nearest first."""
-        found = self._order.get(cell)
-        if found is None:
-            self._search(cell)
-            found = self._order[cell]
-        return found
-
-    def _search(self, cell: Cell) -> dict[Cell, int]:
+    def _breadth_first(self, cell: Cell) -> tuple[dict[Cell, int], list[tuple[Cell, int]]]:
         if cell not in self._neighbours:
             raise AgentError(f"maze distance: {cell} is not an open cell of the layout")
         found = {cell: 0}
@@ -59,9 +80,7 @@ class MazeDistances:
                 if there not in found:
                     found[there] = steps + 1
                     order.append((there, steps + 1))
-        self._from[cell] = found
-        self._order[cell] = order
-        return found
+        return found, order
 
     def distance(self, a: Position, b: Position) -> float:
         """Moves from ``a`` to ``b``; either may be half a cell off the grid (a scared ghost)."""

@@ -142,6 +142,18 @@ def find_class(name: str, role: str = "agent") -> type:
 def build_agent(cls: type, role: str, *args: Any, **kwargs: Any) -> Any:
     """Instantiate an agent class, turning a bad argument into one clear AgentError."""
     try:
+        return _built(cls, role, *args, **kwargs)
+    except AgentError as error:  # on one line, whatever -a carried (a newline, a control)
+        raise AgentError(_one_line(str(error))) from None
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its unprintable characters (newlines too) shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _built(cls: type, role: str, *args: Any, **kwargs: Any) -> Any:
+    try:
         return cls(*args, **kwargs)
     except PacmanError as error:  # the agent's own check of its arguments: a whole sentence
         raise AgentError(f"{role} {cls.__name__}: {error}") from None

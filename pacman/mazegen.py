@@ -76,36 +76,56 @@ def is_spec(name: object) -> bool:
     return isinstance(name, str) and name.startswith(PREFIX)
 
 
-_SIZE = re.compile(r"(\d+)x(\d+)")
+_SIZE = re.compile(r"([0-9]+)x([0-9]+)")
+#: Longer specs are shown cut short in messages, so that a mistake stays one readable line.
+_SHOWN = 60
+#: More digits than any size, count or seed needs: refused before Python's int() reads them.
+_MAX_DIGITS = 30
 
 
 def parse_spec(text: str) -> BoardSpec:
     """``random:WxH[,seed=S][,ghosts=G][,capsules=C][,food=F]`` as a spec; LayoutError if bad."""
+    where = f"layout spec {_shown(text)}"
     if not is_spec(text):
-        raise LayoutError(f"layout spec {text!r} must start with {PREFIX!r}")
+        raise LayoutError(f"{where} must start with {PREFIX!r}")
     size, *options = text[len(PREFIX) :].split(",")
     match = _SIZE.fullmatch(size.strip())
     if match is None:
-        raise LayoutError(
-            f"layout spec {text!r}: size {size!r} must be WIDTHxHEIGHT, e.g. random:20x11"
-        )
+        raise LayoutError(f"{where}: size {_shown(size)} must be WIDTHxHEIGHT, e.g. random:20x11")
     values: dict[str, str] = {}
     for option in options:
         key, equals, value = option.partition("=")
         key = key.strip()
         if not equals or key not in ("seed", "ghosts", "capsules", "food") or key in values:
             raise LayoutError(
-                f"layout spec {text!r}: bad option {option!r} "
+                f"{where}: bad option {_shown(option)} "
                 "(give each of seed=, ghosts=, capsules=, food= at most once)"
             )
         values[key] = value.strip()
-    try:
-        numbers = {key: float(v) if key == "food" else int(v) for key, v in values.items()}
-    except ValueError as error:
-        raise LayoutError(f"layout spec {text!r}: {error}") from None
+    for label, digits in (("width", match[1]), ("height", match[2])):
+        if len(digits) > _MAX_DIGITS:
+            raise LayoutError(
+                f"{where}: {label} of {len(digits)} digits is out of range {MIN_SIZE} to {MAX_SIZE}"
+            )
+    numbers: dict[str, float | int] = {}
+    for key, value in values.items():
+        if len(value) > _MAX_DIGITS:
+            raise LayoutError(f"{where}: {key}= has more than {_MAX_DIGITS} characters")
+        try:
+            numbers[key] = float(value) if key == "food" else int(value)
+        except ValueError:
+            kind = "a number" if key == "food" else "a whole number"
+            raise LayoutError(f"{where}: {key}={value!r} is not {kind}") from None
     spec = BoardSpec(int(match[1]), int(match[2]), **numbers)  # type: ignore[arg-type]
-    check_spec(spec, f"layout spec {text!r}")
+    check_spec(spec, where)
     return spec
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for a message, cut short past :data:`_SHOWN` characters."""
+    if len(text) <= _SHOWN:
+        return repr(text)
+    return repr(text[:_SHOWN]) + f"... ({len(text)} characters)"
 
 
 def check_spec(spec: BoardSpec, where: str) -> None:

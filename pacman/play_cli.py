@@ -72,7 +72,7 @@ def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name:
 
 def _web_display(options: argparse.Namespace, agent_name: str | None) -> Any:
     """The browser view (``--web``): its server started, its URL printed, a browser opened."""
-    from pacman.view.web import WebDisplay, open_browser
+    from pacman.view.web import WebDisplay
 
     display = WebDisplay(
         options.web,
@@ -81,7 +81,7 @@ def _web_display(options: argparse.Namespace, agent_name: str | None) -> Any:
         agent_name=agent_name,
         values=options.values,
     )
-    opened = not options.no_browser and open_browser(display.url)
+    opened = not options.no_browser and display.open_browser()
     how = "opened in your browser" if opened else "open it in a browser"
     print(
         f"pacman: the game is at {display.url} ({how}; Ctrl-C stops)", file=sys.stderr, flush=True

@@ -513,7 +513,38 @@ def load_record(path: str | os.PathLike[str], named: str | None = None) -> dict[
     for key in ("layout", "layout_rows", "num_ghosts", "actions"):
         if key not in record:
             raise PacmanError(f"{named}: the record has no {key!r}")
+    for key, wanted, fits in _RECORD_FIELDS:
+        if key in record and not fits(record[key]):
+            raise PacmanError(f"{named}: the record's {key!r} is not {wanted}")
     return record
+
+
+def _all(kind: Any, value: Any, test: Any = None) -> bool:
+    """Whether ``value`` is a list of ``kind`` (each passing ``test``)."""
+    return isinstance(value, list) and all(
+        isinstance(item, kind) and (test is None or test(item)) for item in value
+    )
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _pair(pair: list[Any]) -> bool:
+    return len(pair) == 2 and _whole(pair[0]) and isinstance(pair[1], str)
+
+
+#: What each field of a record must be, checked before the replay reads it.
+_RECORD_FIELDS: tuple[tuple[str, str, Any], ...] = (
+    ("layout", "a name", lambda value: isinstance(value, str)),
+    ("layout_rows", "a list of rows of text", lambda rows: _all(str, rows)),
+    ("num_ghosts", "a whole number", _whole),
+    ("actions", "a list of [agent, action] pairs", lambda actions: _all(list, actions, _pair)),
+    ("seed", "a whole number or null", lambda seed: seed is None or _whole(seed)),
+    ("score", "a number", lambda score: _whole(score) or isinstance(score, float)),
+    ("pacman", "a name", lambda value: isinstance(value, str)),
+    ("ghosts", "a list of names", lambda names: _all(str, names)),
+)
 
 
 def _first_unplayed(record: dict[str, Any], result: GameResult, count: int) -> str:

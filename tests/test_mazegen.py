@@ -123,7 +123,18 @@ def test_a_spec_without_a_seed_names_the_board_it_drew():
             "layout spec 'random:9x9,food=2': food=2 must be a fraction of the free cells, "
             "above 0 and up to 1",
         ),
-        ("random:9x9,seed=x", "layout spec 'random:9x9,seed=x': invalid literal for int()"),
+        ("random:9x9,seed=x", "layout spec 'random:9x9,seed=x': seed='x' is not a whole number"),
+        ("random:9x9,food=x", "layout spec 'random:9x9,food=x': food='x' is not a number"),
+        (
+            "random:" + "9" * 5000 + "x11",
+            "layout spec 'random:" + "9" * 53 + "'... (5010 characters): "
+            "width of 5000 digits is out of range 5 to 100",
+        ),
+        (
+            "random:9x9,seed=" + "1" * 5000,
+            "layout spec 'random:9x9,seed=" + "1" * 44 + "'... (5016 characters): "
+            "seed= has more than 30 characters",
+        ),
         ("random:9x9,seed=-1", "layout spec 'random:9x9,seed=-1': seed=-1 must be 0 or more"),
         (
             "random:5x5,ghosts=10,capsules=10",

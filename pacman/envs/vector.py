@@ -17,6 +17,7 @@ import numpy as np
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from pacman.envs.limits import check_num_envs
 from pacman.envs.single import PacmanEnv
 from pacman.errors import PacmanError
 
@@ -58,6 +59,10 @@ def check_open(env: VectorEnv) -> None:
         )
 
 
+#: Less than one PacmanEnv takes (about 135 KB on smallClassic), for the num_envs check.
+ENV_BYTES = 64 * 1024
+
+
 class PacmanVectorEnv(VectorEnv):
     """``num_envs`` Pac-Man games with array observations, batched in one process.
 
@@ -91,8 +96,7 @@ class PacmanVectorEnv(VectorEnv):
             raise PacmanError(
                 f"vector render_mode must be None or one of {modes}, not {render_mode!r}"
             )
-        if num_envs < 1:
-            raise PacmanError(f"num_envs must be at least 1, not {num_envs}")
+        num_envs = check_num_envs(num_envs, ENV_BYTES)
         self.num_envs = num_envs
         self.max_episode_steps = max_episode_steps
         self.render_mode = render_mode

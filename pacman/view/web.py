@@ -13,23 +13,36 @@ The first game waits for a page to connect. A page that reconnects (a reload, a 
 sent the game so far; while no page is open the game waits, and says so in one line. When the
 run ends the pages keep the last game as a replay.
 
+Who may talk to it: only its owner. A request must name the loopback address or localhost as
+its Host (a page of another site that rebinds its name to 127.0.0.1 cannot) and carry the
+token, which is checked before any body is read; bodies are at most 64 bytes; nothing a
+client sends is printed; at most :data:`MAX_CONNECTIONS` connections are served at once and
+each is closed after :data:`IDLE_TIMEOUT` silent seconds. The browser is opened on a private
+0600 file that redirects to the URL, as Jupyter does, so the token never appears on a command
+line that other users can read.
+
 Why the standard library: one game, one user, on localhost: ``http.server`` with a thread per
-connection, server-sent events one way and POSTs the other, is all it takes; a WebSocket
-library would add a dependency and an event loop for nothing the page needs.
+connection (a few, bounded), server-sent events one way and POSTs the other, is all it takes;
+a WebSocket library would add a dependency and an event loop for nothing the page needs.
 """
 
 from __future__ import annotations
 
 import errno
 import hmac
+import html
+import ipaddress
 import json
 import os
 import secrets
+import shutil
 import sys
+import tempfile
 import threading
 import time
 import webbrowser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -43,11 +56,21 @@ if TYPE_CHECKING:
     from pacman.game import GameResult
     from pacman.state import GameState
 
-__all__ = ["WebDisplay", "can_open_browser", "open_browser"]
+__all__ = ["WebDisplay", "can_open_browser"]
 
 #: How long a page may be gone (a reload) before the terminal is told the game waits for it.
 _GRACE = 2.0
 _DIRECTIONS = {"West", "East", "North", "South", "Stop"}
+#: Connections served at once: the pages of one player need a few; more are closed unanswered.
+MAX_CONNECTIONS = 32
+#: Seconds a connection may stay silent before it is closed (a live page's stream never is:
+#: it is written to at least every half second).
+IDLE_TIMEOUT = 10.0
+#: The longest body a request may have: a key's name.
+MAX_BODY = 64
+#: The names a request may give as its Host: a page on another name is a DNS rebinding.
+_LOOPBACK_NAMES = ("localhost",)
+_HOST_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]"
 
 
 class WebDisplay:
@@ -83,6 +106,8 @@ class WebDisplay:
         self._closed = False
         self._gone_since: float | None = None
         self._told_gone = False
+        self._redirect_folder: str | None = None
+        self._host = host
         self._server = _serve(self, host, port)
         self.port = self._server.server_address[1]
         self.url = f"http://{host}:{self.port}/?token={self.token}"
@@ -225,6 +250,39 @@ class WebDisplay:
         self._server.shutdown()
         self._server.server_close()
         controls.stop_taking_keys(self)
+        if self._redirect_folder is not None:
+            shutil.rmtree(self._redirect_folder, ignore_errors=True)
+
+    def open_browser(self) -> bool:
+        """Open the page in a browser where one with a window can be; whether it was.
+
+        The browser is given a file, not the URL: a command line is readable by every user of
+        the machine, so the token goes in a 0600 file in a private folder that redirects to it.
+        """
+        if not can_open_browser():
+            return False
+        redirect = self._write_redirect()
+        try:
+            return webbrowser.open(redirect.as_uri())
+        except webbrowser.Error:
+            return False
+
+    def _write_redirect(self) -> Path:
+        """A page only its owner may read that sends the browser on to :attr:`url`."""
+        if self._redirect_folder is None:
+            self._redirect_folder = tempfile.mkdtemp(prefix="pacman-web-")  # mode 0700
+        path = Path(self._redirect_folder) / "open.html"
+        target = html.escape(self.url, quote=True)
+        page = (
+            '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+            f'<meta http-equiv="refresh" content="0;url={target}">'
+            f"<script>location.replace({html.escape(json.dumps(self.url), quote=False)})</script>"
+            f'</head><body><a href="{target}">the game</a></body></html>\n'
+        )
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(page)
+        return path
 
     # ----------------------------------------------------------- the server's side
 
@@ -271,42 +329,84 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     display: WebDisplay
 
+    def __init__(self, address: tuple[str, int]) -> None:
+        super().__init__(address, _Handler)
+        self._free = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread for the connection while fewer than the cap are open; else it is closed."""
+        if not self._free.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._free.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._free.release()
+
     def handle_error(self, request: Any, client_address: Any) -> None:
-        """A page that goes away mid-answer is nothing to report."""
+        """A page that goes away mid-answer is nothing to report; what a client sent never is."""
         error = sys.exc_info()[1]
         if not isinstance(error, OSError):
-            print(f"pacman: the browser view: {error!r}", file=sys.stderr)
+            print(
+                f"pacman: the browser view could not answer ({type(error).__name__})",
+                file=sys.stderr,
+            )
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
+    default_request_version = "HTTP/1.0"  # a malformed request's 400 gets its status line
+    timeout = IDLE_TIMEOUT  # the socket's: a silent connection ends, its thread with it
 
     def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the terminal is the game's."""
+        """Quiet: the terminal is the game's, and what clients send is not to be printed."""
 
     def _token(self) -> tuple[str, str]:
         parts = urlsplit(self.path)
         return parts.path, (parse_qs(parts.query).get("token") or [""])[0]
 
-    def _refuse(self, status: int, text: str) -> None:
+    def _refuse(self, status: int, text: str = "") -> None:
+        """Answer ``status`` and close the connection (a body sent with the request is unread)."""
         body = text.encode()
+        self.close_connection = True
         self.send_response(status)
         self.send_header("Content-Type", "text/plain; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self) -> None:
+    def _checked(self, paths: tuple[str, ...]) -> str | None:
+        """The request's path if it may be answered; else None, the refusal sent."""
+        if not _loopback_host(self.headers.get("Host", ""), self.server.display._host):
+            self._refuse(403, "pacman: the game is served at 127.0.0.1 or localhost only")
+            return None
         path, token = self._token()
-        display = self.server.display
-        if path == "/favicon.ico":
-            self._refuse(204, "")
-        elif path not in ("/", "/events"):
+        if path not in paths:
             self._refuse(404, "not found")
-        elif not display._allowed(token):
+            return None
+        if not self.server.display._allowed(token):
             self._refuse(403, "pacman: a wrong or missing token: open the URL pacman printed")
-        elif path == "/":
+            return None
+        return path
+
+    def do_GET(self) -> None:
+        if urlsplit(self.path).path == "/favicon.ico":
+            self._refuse(204)
+            return
+        path = self._checked(("/", "/events"))
+        display = self.server.display
+        if path is None:
+            return
+        if path == "/":
             body = display._page().encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -329,19 +429,47 @@ class _Handler(BaseHTTPRequestHandler):
             display._stream(write)
 
     def do_POST(self) -> None:
-        path, token = self._token()
-        display = self.server.display
-        length = min(int(self.headers.get("Content-Length") or 0), 64)
+        if self._checked(("/key",)) is None:
+            return
+        length = _body_length(self.headers)
+        if length is None:
+            self._refuse(400)
+            return
         key = self.rfile.read(length).decode("utf-8", "replace")
-        if path != "/key":
-            self._refuse(404, "not found")
-        elif not display._allowed(token):
-            self._refuse(403, "pacman: a wrong or missing token")
-        else:
-            display._take_key(key)
-            self.send_response(204)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+        self.server.display._take_key(key)
+        self.send_response(204)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def _body_length(headers: Any) -> int | None:
+    """A POST body's length, 0 to :data:`MAX_BODY`; None for anything else (or chunks)."""
+    if headers.get("Transfer-Encoding") is not None:
+        return None
+    lengths = headers.get_all("Content-Length") or ["0"]
+    text = lengths[0].strip()
+    if len(lengths) > 1 or not (text.isascii() and text.isdigit()) or len(text) > 3:
+        return None
+    length = int(text)
+    return length if length <= MAX_BODY else None
+
+
+def _loopback_host(host: str, served_on: str) -> bool:
+    """Whether a Host header names this machine's loopback (with a port, or without)."""
+    if not host or host.strip(_HOST_CHARACTERS):
+        return False
+    try:
+        parts = urlsplit("//" + host)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not one)
+    except ValueError:
+        return False
+    name = parts.hostname or ""
+    if name in _LOOPBACK_NAMES or name == served_on:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _serve(display: WebDisplay, host: str, port: int) -> _Server:
@@ -349,7 +477,7 @@ def _serve(display: WebDisplay, host: str, port: int) -> _Server:
     if not 0 <= port <= 65535:
         raise UsageError(f"--web {port}: a port is 1 to 65535 (leave it out for a free one)")
     try:
-        server = _Server((host, port), _Handler)
+        server = _Server((host, port))
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             why = "is in use"
@@ -361,16 +489,6 @@ def _serve(display: WebDisplay, host: str, port: int) -> _Server:
         ) from None
     server.display = display
     return server
-
-
-def open_browser(url: str) -> bool:
-    """Open ``url`` in a browser where one with a window can be opened; whether it was."""
-    if not can_open_browser():
-        return False
-    try:
-        return webbrowser.open(url)
-    except webbrowser.Error:
-        return False
 
 
 #: Browsers that run in the terminal: opened from a game, they would take its terminal.

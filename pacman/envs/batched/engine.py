@@ -21,6 +21,7 @@ import numpy as np
 from pacman.envs.batched import choices
 from pacman.envs.batched.boards import NAME_BIT, STOP_CODE, BoardSlots
 from pacman.envs.batched.streams import Streams
+from pacman.envs.limits import check_num_envs, game_bytes
 from pacman.errors import PacmanError
 from pacman.state import FOOD_SCORE, GHOST_SCORE, LOSE_PENALTY, SCARED_TIME, TIME_PENALTY, WIN_SCORE
 
@@ -67,9 +68,9 @@ class BatchedGames:
     ) -> None:
         if int(num_games) != num_games or num_games < 1:
             raise PacmanError(f"the number of games must be a whole number >= 1, not {num_games!r}")
-        num_games = int(num_games)
         self.ghost_kind = ghost_kind(ghost)
         ghosts = layout.num_ghosts if num_ghosts is None else min(num_ghosts, layout.num_ghosts)
+        num_games = check_num_envs(int(num_games), game_bytes(layout.width, layout.height, ghosts))
         self.num_games, self.num_ghosts = num_games, max(0, ghosts)
         self.boards = BoardSlots(layout, num_games, self.num_ghosts, draw)
         grid = self.grid = self.boards.grid

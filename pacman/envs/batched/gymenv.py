@@ -28,6 +28,7 @@ from pacman.directions import ACTION_ORDER
 from pacman.envs.batched.encoders import BatchedFeatures, BatchedGrid, BatchedWindow
 from pacman.envs.batched.engine import BatchedGames
 from pacman.envs.compact import FEATURE_NAMES
+from pacman.envs.limits import check_num_envs, game_bytes
 from pacman.envs.single import ENDED_MASK, check_illegal_action, check_observation
 from pacman.envs.vector import autoreset_setting, check_open
 from pacman.errors import IllegalActionError, PacmanError
@@ -97,6 +98,11 @@ class PacmanBatchedVectorEnv(VectorEnv):
             raise PacmanError("the batched environments do not render; leave render_mode None")
         self.same_step, self.metadata = autoreset_setting(autoreset_mode, self.metadata)
         first, draw = batch_boards(layout)
+        ghosts = first.num_ghosts if num_ghosts is None else min(num_ghosts, first.num_ghosts)
+        each = game_bytes(
+            first.width, first.height, ghosts, observation, int(window_radius), draw is not None
+        )
+        check_num_envs(num_envs, each)
         self.games = BatchedGames(first, num_envs, num_ghosts, ghost, draw)
         self.layout = first
         self.num_envs = num_envs
