@@ -11,13 +11,17 @@ subordinate ids mapped from 1 up, as rootless Podman maps them).
 
 from __future__ import annotations
 
+import compileall
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from grading_submissions import HONEST
+
 from pacman.sandbox.isolation import untraversable_top
 
+REPO = Path(__file__).resolve().parents[1]
 USERNS_EXEC = Path(__file__).resolve().parent / "userns_exec.py"
 DOCKER_SECCOMP = Path(__file__).resolve().parent / "docker_seccomp.py"
 
@@ -108,3 +112,20 @@ def python_with_tqdm(arena: Path) -> Path:
         for info in source.parent.glob(f"{source.name}-*.dist-info"):
             shutil.copytree(info, site / info.name)
     return venv / "bin" / "python"
+
+
+def project_copy(arena: Path) -> Path:
+    """The grader as a course installs it, in a folder of its own (so attacks on its code
+    change a copy, and the copy's suite and fixtures are answers to hide)."""
+    project = arena / "project"
+    for name in ("pacman", "agents", "layouts", "test_cases"):
+        shutil.copytree(REPO / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "autograder.py", project / "autograder.py")
+    fixture = project / "tests" / "fixtures" / "grading" / "cs188_style"
+    fixture.mkdir(parents=True)
+    shutil.copy(HONEST, fixture / "multiAgents.py")
+    # Compiled now, as an installation is: otherwise the grader's own imports (bytecode writing
+    # on, as Python's default is) fill __pycache__ during the run, which the check after the
+    # run would take for an attack; compiled, a rewritten .pyc is caught as any file is.
+    compileall.compile_dir(project, quiet=1)
+    return project

@@ -18,7 +18,6 @@ with a reason elsewhere.
 
 from __future__ import annotations
 
-import compileall
 import csv
 import hashlib
 import json
@@ -34,7 +33,7 @@ from pathlib import Path
 
 import pytest
 from grading_attacks import attack_text
-from grading_settings import GRADER_UID, in_setting, python_with_tqdm
+from grading_settings import GRADER_UID, in_setting, project_copy, python_with_tqdm
 from grading_submissions import BERKELEY, HONEST, SMALL, make_mini, submission_folder
 
 from pacman.sandbox.isolation import probe
@@ -163,23 +162,6 @@ PRIVILEGES_WITHOUT_LANDLOCK = {
 }
 
 
-def _project_copy(arena: Path) -> Path:
-    """The grader as a course installs it, in a folder of its own (so attacks on its code
-    change a copy, and the copy's suite and fixtures are answers to hide)."""
-    project = arena / "project"
-    for name in ("pacman", "agents", "layouts", "test_cases"):
-        shutil.copytree(REPO / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "autograder.py", project / "autograder.py")
-    fixture = project / "tests" / "fixtures" / "grading" / "cs188_style"
-    fixture.mkdir(parents=True)
-    shutil.copy(HONEST, fixture / "multiAgents.py")
-    # Compiled now, as an installation is: otherwise the grader's own imports (bytecode writing
-    # on, as Python's default is) fill __pycache__ during the run, which the check after the
-    # run would take for an attack; compiled, a rewritten .pyc is caught as any file is.
-    compileall.compile_dir(project, quiet=1)
-    return project
-
-
 def _sysv_segments() -> set[str]:
     with open("/proc/sysvipc/shm") as handle:
         return {line.split()[1] for line in handle.readlines()[1:] if line.split()}
@@ -206,7 +188,7 @@ def test_every_attack_in_every_setting(arena, name):
         pytest.skip("namespaces do not work on this machine")
     if setting.runner != "root" and not (shutil.which("unshare") and shutil.which("setpriv")):
         pytest.skip("unshare and setpriv (util-linux) are needed to change the grader's setting")
-    project = _project_copy(arena)
+    project = project_copy(arena)
     suite = make_mini(arena, SMALL)
     # Writable and readable by anyone: only the sandbox may stop a submission here.
     for path in [suite, *suite.rglob("*")]:
