@@ -24,7 +24,7 @@ the same N: ``jit`` of a ``lax.scan`` over ``VmapAutoResetWrapper(PacMan-v1).ste
 actions drawn up front, compiled before the clock starts, memory as its state's bytes per game.
 Jumanji is measured only where ``jax`` and ``jumanji`` import; install them beside the project
 in a separate environment (``pip install -e '.[gym]' jax jumanji``), not in its own.
-``--only batched`` runs this part alone (about a minute).
+``--only batched`` runs this part alone.
 """
 
 from __future__ import annotations
@@ -348,7 +348,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure; the best is shown")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--only", choices=("batched",), help="only the batched engine and Jumanji (about a minute)"
+        "--only",
+        choices=("batched",),
+        help="only the batched engine and Jumanji (the last part of a full run)",
     )
     args = parser.parse_args()
     layout, steps, n, seed = args.layout, args.steps, args.num_envs, args.seed

@@ -1,4 +1,4 @@
-"""Run a command under a seccomp filter like Docker's default profile before Docker 23.
+"""Run a command under a seccomp filter like Docker's default profile before 20.10.18.
 
     python tests/docker_seccomp.py COMMAND [ARG...]
 

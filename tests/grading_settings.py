@@ -2,7 +2,7 @@
 
 Runners: ``root`` (as it is), ``docker`` (root holding only Docker's default capabilities),
 ``docker-seccomp`` (the same under a seccomp filter like Docker's default profile before
-Docker 23: no namespaces, and no Landlock: its calls fail with ENOSYS), ``docker-no-caps``
+20.10.18: no namespaces, and no Landlock: its calls fail with ENOSYS), ``docker-no-caps``
 (root holding no capability at all: ``docker run --cap-drop ALL``),
 ``unprivileged`` (an ordinary uid, no capability), ``userns`` (root of a user namespace
 that maps root alone to an ordinary uid: ``unshare --user --map-root-user`` run by a user,

@@ -158,6 +158,7 @@ def test_two_submissions_get_different_trees_and_a_regrade_the_same(tmp_path):
     }
 
 
+@needs_berkeley
 def test_print_tests_lists_each_fresh_tree_as_drawn(tmp_path):
     questions = load_suite(str(make_mini(tmp_path)))
     files = {"multiAgents.py": (FIXTURES / "cs188_style" / "multiAgents.py").read_bytes()}

@@ -125,7 +125,7 @@ SETTINGS = {
     "docker-no-landlock-locked": Setting(
         "docker", ("--landlock-abi", "0", "--lock-answers", "@OLDCOURSE@")
     ),
-    # Docker's own seccomp profile (before Docker 23): no namespaces, and the Landlock calls
+    # Docker's own seccomp profile (before 20.10.18): no namespaces, and the Landlock calls
     # unknown, so the grader finds no Landlock by itself; as above, without and with locks.
     "docker-seccomp": Setting("docker-seccomp", (), "read the test answers"),
     "docker-seccomp-locked": Setting("docker-seccomp", ("--lock-answers", "@OLDCOURSE@")),

@@ -556,6 +556,6 @@ def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
     except OSError as error:  # the machine's (a full disk): what was graded is kept
         print(f"autograder: cannot go on: {machine_problem(error)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM where grading turns it into one
         print("autograder: interrupted", file=sys.stderr)
-        return 130
+        return getattr(stop, "exit_code", 130)

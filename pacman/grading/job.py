@@ -7,12 +7,15 @@ job and its options arrive built and checked; nothing here reads a command line.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import time
+from collections.abc import Iterator
 from typing import TextIO
 
 from pacman.errors import UsageError
+from pacman.execution import interruption_handled
 from pacman.grading.options import GradingJob, GradingOptions
 from pacman.grading.report import (
     format_test,
@@ -34,6 +37,7 @@ from pacman.outputs import prepare_output_file
 from pacman.sandbox.config import SandboxConfig
 from pacman.sandbox.ids import allocate_uid
 from pacman.sandbox.isolation import resolve_isolation
+from pacman.sandbox.mounts import restore_locks
 from pacman.sandbox.process import WorkerProcess
 from pacman.sandbox.staging import (
     SubmissionError,
@@ -62,21 +66,24 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
         from pacman.grading.batch import run_batch
 
         questions, suite = suite_to_send(job, options)
-        warning = _batch_probe(job, options)
-        return run_batch(
-            job.submissions,
-            list(job.student_code),
-            suite,
-            [(q.name, q.max_points) for q in questions],
-            options,
-            job.summary,
-            job.processes,
-            out,
-            scheduler=job.scheduler,
-            leaderboard=job.leaderboard,
-            graded=graded,
-            warning=warning,
-        )
+        # The probe locks the answers here, before the pool starts (its processes may be
+        # killed at the end): this process puts the modes back.
+        with modes_restored(options):
+            warning = _batch_probe(job, options)
+            return run_batch(
+                job.submissions,
+                list(job.student_code),
+                suite,
+                [(q.name, q.max_points) for q in questions],
+                options,
+                job.summary,
+                job.processes,
+                out,
+                scheduler=job.scheduler,
+                leaderboard=job.leaderboard,
+                graded=graded,
+                warning=warning,
+            )
     if job.results:
         prepare_output_file("--results", job.results)
     one = grade_one(job, options, out)
@@ -129,14 +136,14 @@ def check_protections(
     run, unless the instructor passed --unsafe-weak-sandbox; else warn, next to the report's
     first line. Returns the worker, to be put to use, and the warning (None: no warning).
     """
-    from pacman.sandbox.policy import describe_shortfalls, shortfalls
-    from pacman.sandbox.process import describe_setting, probe_protections
+    from pacman.sandbox.policy import describe_weakness, shortfalls
+    from pacman.sandbox.process import probe_protections
 
     protections, worker = probe_protections(config)
     missing = shortfalls(protections)
     if not missing:
         return worker, None
-    why = f"{describe_shortfalls(missing)} ({describe_setting(protections)})"
+    why = describe_weakness(protections)
     leaving = job.results_leave()
     if leaving and not options.unsafe:
         worker.close()
@@ -183,6 +190,28 @@ def grade_one(
     ``--generate-solutions``. Refuses (UsageError) where grades leave the run and a wall
     cannot be proved.
     """
+    with modes_restored(options):
+        return _grade_one(job, options, out)
+
+
+@contextlib.contextmanager
+def modes_restored(options: GradingOptions) -> Iterator[None]:
+    """With --lock-answers: every file mode the run changed is put back when grading ends,
+    however it ends (SIGTERM too, which :func:`interruption_handled` turns into an
+    exception; workers are closed by then)."""
+    if not options.lock_answers:
+        yield
+        return
+    with interruption_handled():
+        try:
+            yield
+        finally:
+            restore_locks()
+
+
+def _grade_one(
+    job: GradingJob, options: GradingOptions, out: TextIO
+) -> tuple[RunResult, str | None] | None:
     if job.single_test:
         questions = [load_single_test(job.single_test)]
     else:
@@ -201,7 +230,12 @@ def grade_one(
         questions = fresh_questions(questions, options.fresh_trees, secret, files, every)
         # run() decides below, from the first worker's proof, whether a weak wall may do.
         config = options.sandbox(
-            staged=staged, stage=stage, hidden=job.hidden_folders(), uid=uid, allow_weak=True
+            staged=staged,
+            stage=stage,
+            hidden=job.hidden_folders(),
+            uid=uid,
+            allow_weak=True,
+            submission_folder=job.code_root,
         )
         resolve_isolation(config.isolation)  # an unusable --isolation fails before any output
         if job.generate_solutions:

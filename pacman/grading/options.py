@@ -54,14 +54,16 @@ class GradingOptions:
         hidden: Sequence[str],
         uid: int | None,
         allow_weak: bool,
+        submission_folder: str | None = None,
     ) -> SandboxConfig:
         """The sandbox every worker of one submission gets: ``staged`` files in ``stage``,
-        ``hidden`` folders (the suite, the submission's own, ...) out of its reach."""
+        ``hidden`` folders (the suite, ``submission_folder``, ...) out of its reach."""
         deny = [os.path.abspath(path) for path in (*hidden, *self.other_copies)]
         return SandboxConfig(
             student_files=list(staged),
             code_dir=stage if staged else None,
             deny=[path for path in dict.fromkeys(deny) if os.path.exists(path)],
+            submission_folder=submission_folder,
             limits=self.limits,
             isolation=self.isolation,
             audit=self.audit,

@@ -49,6 +49,9 @@ class SandboxConfig:
     student_files: list[str] = field(default_factory=list)  # staged copies; empty: project agents
     code_dir: str | None = None  # the staged folder holding them (on sys.path, cwd)
     deny: list[str] = field(default_factory=list)  # folders the worker must not see
+    #: The submission as handed in (one of ``deny``): never locked by file permissions, as
+    #: it may be a read-only mount and is the student's (the worker reads its staged copy).
+    submission_folder: str | None = None
     limits: Limits = field(default_factory=Limits)
     isolation: str = "auto"
     audit: bool = True

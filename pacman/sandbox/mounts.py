@@ -5,11 +5,13 @@ the canaries its proof tries, and file permissions where nothing else can hide t
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
 import shutil
 import stat
+import threading
 
 from pacman.sandbox.config import SandboxConfig
 from pacman.sandbox.ids import submission_ids
@@ -17,28 +19,83 @@ from pacman.sandbox.isolation import needs_read_search, runtime_paths
 from pacman.sandbox.policy import Policy, inside, make_policy, this_machine
 
 
-def make_worker_policy(config: SandboxConfig, scratch: str) -> Policy:
-    """The policy (:mod:`.policy`) every mechanism of one worker renders."""
+def make_worker_policy(config: SandboxConfig, scratch: str, locked: bool = False) -> Policy:
+    """The policy (:mod:`.policy`) every mechanism of one worker renders; ``locked``: file
+    permissions hide the answers (:func:`locks_needed`), and they never touch the
+    submission's own folder (the worker reads only its staged copy)."""
+    deny = [os.path.realpath(p) for p in config.deny]
+    if locked and config.submission_folder:
+        deny = [p for p in deny if p != os.path.realpath(config.submission_folder)]
     return make_policy(
         this_machine(),
         student=bool(config.student_files),
         code_dir=os.path.realpath(config.code_dir) if config.code_dir else None,
-        deny=[os.path.realpath(p) for p in config.deny],
+        deny=deny,
         scratch=scratch,
         lock_answers=config.lock_answers,
     )
 
 
-def lock_copies(policy: Policy) -> None:
+#: Each path whose mode :func:`lock_copies` changed in this process, and its mode before:
+#: :func:`restore_locks` puts them back when grading ends.
+_locked_modes: dict[str, int] = {}
+_locked_modes_guard = threading.Lock()
+
+
+def lock_copies(policy: Policy) -> list[str]:
     """File permissions rendering the policy: every copy of the answers readable by its
     owner alone (a root grader's own files; its workers are other users, without
     capabilities). Folders a worker needs to start stay as they are (:func:`mount_hidden`).
-    Call it only where permissions are what hides the answers (:func:`locks_needed`)."""
+    Call it only where permissions are what hides the answers (:func:`locks_needed`), and
+    :func:`restore_locks` when grading ends. Returns each lock that could not be applied,
+    as ``PATH (why)``."""
+    failed = []
     for path in mount_hidden(policy):
-        with contextlib.suppress(OSError):
+        try:
             mode = os.lstat(path).st_mode
-            if not stat.S_ISLNK(mode):
-                os.chmod(path, stat.S_IMODE(mode) & 0o700)
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            failed.append(f"{path} ({error.strerror})")
+            continue
+        wanted = stat.S_IMODE(mode) & 0o700
+        if stat.S_ISLNK(mode) or wanted == stat.S_IMODE(mode):
+            continue
+        with _locked_modes_guard:
+            _locked_modes.setdefault(path, stat.S_IMODE(mode))
+        try:
+            os.chmod(path, wanted)
+        except OSError as error:
+            failed.append(f"{path} ({error.strerror})")
+    return failed
+
+
+def restore_locks() -> None:
+    """Put back every mode :func:`lock_copies` changed in this process (call it once no
+    worker is left)."""
+    with _locked_modes_guard:
+        for path, mode in _locked_modes.items():
+            with contextlib.suppress(OSError):
+                os.chmod(path, mode)
+        _locked_modes.clear()
+
+
+def _forget_locks_in_child() -> None:
+    """A forked process (a --jobs pool worker) did not change its parent's modes: the
+    parent puts them back, when it has no worker left."""
+    global _locked_modes_guard
+    _locked_modes_guard = threading.Lock()
+    _locked_modes.clear()
+
+
+# Backstops for a grader that ends without restoring (an uncaught error, a pool process).
+atexit.register(restore_locks)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_locks_in_child)
+with contextlib.suppress(ImportError):
+    from multiprocessing import util as _mp_util
+
+    _mp_util.Finalize(None, restore_locks, exitpriority=10)
 
 
 def locks_needed(config: SandboxConfig, isolation: str) -> bool:

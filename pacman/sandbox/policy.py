@@ -213,3 +213,28 @@ def shortfalls(protections: Mapping[str, Any]) -> list[str]:
 def describe_shortfalls(missing: list[str]) -> str:
     """``student code could read the test answers and signal the grader``."""
     return "student code could " + " and ".join(REQUIRED[name] for name in missing)
+
+
+def describe_weakness(protections: dict[str, Any]) -> str:
+    """What student code could do in this worker, and why, for one line of a refusal or a
+    warning: ``student code could read the test answers (process isolation, ...)``."""
+    said = f"{describe_shortfalls(shortfalls(protections))} ({describe_setting(protections)})"
+    unlocked = protections.get("answers_unlocked")
+    if unlocked:
+        said = f"--lock-answers could not lock {'; '.join(unlocked)}, so {said}"
+    return said
+
+
+def describe_setting(protections: dict[str, Any]) -> str:
+    """``process isolation, uid 0, Landlock v2`` for one line of a refusal or a warning."""
+    parts = [f"{protections.get('isolation') or 'no'} isolation"]
+    if protections.get("uid") is not None:
+        parts.append(f"uid {protections['uid']}")
+    if protections.get("uids_mapped") is False:
+        parts.append("no uid of their own: this user namespace maps none for student code")
+    held = protections.get("capabilities_held") or {}
+    if held:
+        parts.append("capabilities " + ", ".join(f"{k} {v}" for k, v in sorted(held.items())))
+    abi = protections.get("landlock") or 0
+    parts.append(f"Landlock v{abi}" if abi else "no Landlock")
+    return ", ".join(parts)

@@ -67,7 +67,7 @@ from pacman.sandbox.mounts import (
     make_worker_policy,
     namespace_script,
 )
-from pacman.sandbox.policy import describe_shortfalls, shortfalls, thread_cap
+from pacman.sandbox.policy import describe_weakness, shortfalls, thread_cap
 from pacman.sandbox.staging import DISK_RESERVE, make_worker_folder
 
 #: Seconds between readings of the kernel's OOM-kill count while a worker keeps answering.
@@ -112,14 +112,15 @@ class WorkerProcess:
         self.write_probe = tempfile.mkdtemp(prefix="pacman-probe-")
         os.chmod(self.write_probe, 0o1777)
         self.root: str | None = None  # namespaces mode: where the worker's root is mounted
-        # A pids cgroup's room is shared: each worker may take half of what is left.
-        self.policy = dataclasses.replace(
-            make_worker_policy(config, self.scratch), max_threads=thread_cap(procfs.pids_room())
-        )
         #: File permissions hide the answers from this worker (locked before it starts).
         self.locked = locks_needed(config, self.isolation)
-        if self.locked:
-            lock_copies(self.policy)
+        # A pids cgroup's room is shared: each worker may take half of what is left.
+        self.policy = dataclasses.replace(
+            make_worker_policy(config, self.scratch, self.locked),
+            max_threads=thread_cap(procfs.pids_room()),
+        )
+        #: The locks that could not be applied (``PATH (why)``): the proof fails for them.
+        self.unlocked = lock_copies(self.policy) if self.locked else []
         try:
             self._start()
         except BaseException:
@@ -255,10 +256,7 @@ class WorkerProcess:
         missing = shortfalls(self.protections)
         if missing and not self.config.allow_weak:
             self.kill()
-            raise SandboxError(
-                f"refusing to grade here: {describe_shortfalls(missing)} "
-                f"({describe_setting(self.protections)})"
-            )
+            raise SandboxError(f"refusing to grade here: {describe_weakness(self.protections)}")
 
     def _watch_idle(self) -> None:
         """Between requests, threads the student left running may go on writing files or
@@ -317,6 +315,9 @@ class WorkerProcess:
         with contextlib.suppress(OSError):
             if os.listdir(self.write_probe):  # the proof's own attempt left something
                 found["writes_contained"] = False
+        if self.unlocked:  # a lock missing: whatever the canaries found, it is not hidden
+            found["answers_hidden"] = False
+            found["answers_unlocked"] = list(self.unlocked)
         found["isolation"] = self.isolation
         return found
 
@@ -551,21 +552,6 @@ class WorkerProcess:
         if len(data) > limit:
             text += f"\n[... {size - limit} more bytes cut]"
         return text
-
-
-def describe_setting(protections: dict[str, Any]) -> str:
-    """``process isolation, uid 0, Landlock v2`` for one line of a refusal or a warning."""
-    parts = [f"{protections.get('isolation') or 'no'} isolation"]
-    if protections.get("uid") is not None:
-        parts.append(f"uid {protections['uid']}")
-    if protections.get("uids_mapped") is False:
-        parts.append("no uid of their own: this user namespace maps none for student code")
-    held = protections.get("capabilities_held") or {}
-    if held:
-        parts.append("capabilities " + ", ".join(f"{k} {v}" for k, v in sorted(held.items())))
-    abi = protections.get("landlock") or 0
-    parts.append(f"Landlock v{abi}" if abi else "no Landlock")
-    return ", ".join(parts)
 
 
 def probe_protections(config: SandboxConfig) -> tuple[dict[str, Any], WorkerProcess]:
