@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pacman.envs.batched import choices
+from pacman.envs.batched import choices, kernel
 from pacman.envs.batched.boards import NAME_BIT, STOP_CODE, BoardSlots
 from pacman.envs.batched.streams import Streams
 from pacman.errors import PacmanError
@@ -47,7 +47,8 @@ class BatchedGames:
     """``num_games`` games on boards of ``layout``'s size, with at most ``num_ghosts`` ghosts.
 
     ``draw`` (``seed -> Layout``) gives every game its own board, a new one each time it starts;
-    without it all play ``layout``. Ghosts are ``"random"`` or ``"directional"``.
+    without it all play ``layout``. Ghosts are ``"random"`` or ``"directional"``. ``compiled``:
+    move with the Numba kernel (``kernel``; the default when Numba imports) or NumPy (False).
 
     State, game ``i`` in the last axis: ``pacman`` (cell), ``pacman_facing`` (action code),
     ``ghosts`` (``(G, N)`` half cells), ``ghost_facing``, ``timers`` (scared), ``food`` and
@@ -64,6 +65,7 @@ class BatchedGames:
         draw: Callable[[int], Layout] | None = None,
         prob_attack: float = 0.8,
         prob_scared_flee: float = 0.8,
+        compiled: bool | None = None,
     ) -> None:
         if int(num_games) != num_games or num_games < 1:
             raise PacmanError(f"the number of games must be a whole number >= 1, not {num_games!r}")
@@ -101,6 +103,55 @@ class BatchedGames:
         self._dx = np.array([[-1, 0, 1, 0, 0][c] for c in order], np.int64)
         self._dy = np.array([[0, 0, 0, 1, -1][c] for c in order], np.int64)
         self._weights = (1 << np.arange(4)).astype(np.int64)
+        if compiled and not kernel.available():
+            raise PacmanError(
+                "the compiled batched engine needs Numba: pip install 'pacman-multiagent[fast]'"
+            )
+        self.compiled = kernel.available() if compiled is None else bool(compiled)
+        self._tables = self._kernel_tables() if self.compiled else ()
+
+    def _kernel_tables(self) -> tuple:
+        """The lookup tables the kernel reads, in its order (see ``kernel``)."""
+        grid, boards = self.grid, self.boards
+        return (
+            self._slot_cells,
+            self._slot_halves,
+            boards.pacman_legal,
+            boards.pacman_to,
+            boards.ghost_legal,
+            grid.q_of_cell,
+            grid.half_steps,
+            grid.snap,
+            grid.x2,
+            grid.y2,
+            self._uniform,
+            self._directional,
+            self._choice,
+            self._first_legal,
+            NAME_BIT,
+            self._dx,
+            self._dy,
+            int(grid.row_stride),
+            self.ghost_kind == "directional",
+        )
+
+    def _kernel_state(self) -> tuple:
+        """The state arrays the kernel moves in place, in its order."""
+        return (
+            self.pacman,
+            self.pacman_q,
+            self.pacman_facing,
+            self.ghosts,
+            self.ghost_facing,
+            self.timers,
+            self.ghost_starts,
+            self.food,
+            self.capsules,
+            self.food_left,
+            self.scores,
+            self.outcome,
+            self.ghost_stream.state,
+        )
 
     # ------------------------------------------------------------------ starting
 
@@ -144,6 +195,10 @@ class BatchedGames:
 
         Returns where Pac-Man's action was illegal.
         """
+        if self.compiled:
+            illegal = np.empty(self.num_games, dtype=bool)
+            kernel.step_all(self._kernel_state(), self._tables, _codes(actions), illegal)
+            return illegal
         illegal = self.move_pacman(actions)
         for index in range(self.num_ghosts):
             self.move_ghost(index)
@@ -151,6 +206,10 @@ class BatchedGames:
 
     def move_pacman(self, actions: np.ndarray) -> np.ndarray:
         """Move Pac-Man in every running game; returns where its action was illegal (played as Stop)."""
+        if self.compiled:
+            illegal = np.empty(self.num_games, dtype=bool)
+            kernel.pacman_all(self._kernel_state(), self._tables, _codes(actions), illegal)
+            return illegal
         running = self.outcome == RUNNING
         every = bool(running.all())
         actions = np.asarray(actions)
@@ -193,6 +252,11 @@ class BatchedGames:
         Given actions that are illegal (Stop, a wall, a reversal) are replaced by the ghost's
         first legal action; returns where that happened.
         """
+        if self.compiled:
+            illegal = np.empty(self.num_games, dtype=bool)
+            codes = np.full(self.num_games, -1) if actions is None else _codes(actions)
+            kernel.ghost_all(self._kernel_state(), self._tables, index, codes, illegal)
+            return illegal
         running = self.outcome == RUNNING
         every = bool(running.all())
         position, facing, timer = self.ghosts[index], self.ghost_facing[index], self.timers[index]
@@ -306,3 +370,8 @@ class BatchedGames:
     def pacman_legal(self, actions: np.ndarray) -> np.ndarray:
         """Whether each game's Pac-Man may play its action (before moving it)."""
         return self.boards.pacman_legal[(self._slot_cells + self.pacman) * 5 + actions]
+
+
+def _codes(actions: np.ndarray) -> np.ndarray:
+    """Action codes as the ``int64`` array the kernel is compiled for."""
+    return np.asarray(actions, dtype=np.int64)

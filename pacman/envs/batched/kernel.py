@@ -1,0 +1,244 @@
+"""The batched engine's moves compiled with Numba (the ``[fast]`` extra), one game at a time.
+
+The NumPy path in ``engine`` makes a dozen passes over the whole batch for each move, each
+with its own temporary arrays; at 64 games that is mostly NumPy's per-call cost, and on big
+boards mostly memory traffic. Here a move is one loop over the games that reads and writes
+each game's few numbers once, with no allocation. The rules are the NumPy path's, line for
+line (see ``BatchedGames.move_pacman`` and ``move_ghost``), and both are checked move by move
+against the object engine by the same lockstep tests.
+
+``available()`` says whether Numba imports; without it ``BatchedGames`` uses NumPy alone.
+Compiled functions are cached on disk beside this file (Numba's ``cache=True``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pacman.state import FOOD_SCORE, GHOST_SCORE, LOSE_PENALTY, SCARED_TIME, TIME_PENALTY, WIN_SCORE
+
+try:
+    import numba
+except ImportError:  # the [fast] extra is not installed: the NumPy path alone
+    numba = None
+
+RUNNING, WON, LOST = 0, 1, -1
+STOP = 1  # Stop's action code (ACTION_ORDER)
+GAMMA = np.uint64(0x9E3779B97F4A7C15)
+MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+MIX_2 = np.uint64(0x94D049BB133111EB)
+TO_UNIT = 2.0**-53
+
+
+def available() -> bool:
+    """Whether the compiled moves can be used (Numba imports)."""
+    return numba is not None
+
+
+def _compile(function: Any) -> Any:
+    return numba.njit(cache=True, nogil=True)(function) if numba is not None else function
+
+
+@_compile
+def _draw(stream: np.ndarray, game: int) -> float:
+    """The next uniform draw of ``game``'s SplitMix64 stream (``streams.Streams``)."""
+    state = stream[game] + GAMMA
+    stream[game] = state
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * MIX_1
+    z = (z ^ (z >> np.uint64(27))) * MIX_2
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) * TO_UNIT
+
+
+@_compile
+def _touches(ghost: int, pacman_q: int, row_stride: int) -> bool:
+    """Within 0.7 of Pac-Man: the same cell, or half a cell away."""
+    apart = abs(ghost - pacman_q)
+    return apart <= 1 or apart == row_stride
+
+
+@_compile
+def _settle(state: tuple, game: int, ghost: int, can_lose: bool) -> bool:
+    """Ghost ``ghost`` touches Pac-Man: a scared one is eaten; else True if Pac-Man is caught."""
+    ghosts, ghost_facing, timers, ghost_starts, scores = (
+        state[3],
+        state[4],
+        state[5],
+        state[6],
+        state[10],
+    )
+    if timers[ghost, game] > 0:
+        scores[game] += GHOST_SCORE
+        ghosts[ghost, game] = ghost_starts[ghost, game]
+        ghost_facing[ghost, game] = STOP
+        timers[ghost, game] = 0
+        return False
+    if can_lose:
+        scores[game] -= LOSE_PENALTY
+        return True
+    return False
+
+
+@_compile
+def _move_pacman(state: tuple, tables: tuple, game: int, action: int) -> bool:
+    """Pac-Man's move in ``game``; True where the action was illegal (played as Stop)."""
+    pacman, pacman_q, pacman_facing, ghosts = state[0], state[1], state[2], state[3]
+    timers, food, capsules, food_left, scores, outcome = (
+        state[5],
+        state[7],
+        state[8],
+        state[9],
+        state[10],
+        state[11],
+    )
+    slot_cells, pacman_legal, pacman_to, q_of_cell, row_stride = (
+        tables[0],
+        tables[2],
+        tables[3],
+        tables[5],
+        tables[17],
+    )
+    if outcome[game] != RUNNING:
+        return False
+    key = (slot_cells[game] + pacman[game]) * 5 + action
+    legal = pacman_legal[key]
+    target = pacman_to[key]
+    if legal and action != STOP:
+        pacman_facing[game] = action
+    pacman[game] = target
+    here = q_of_cell[target]
+    pacman_q[game] = here
+    scores[game] -= TIME_PENALTY
+    if food[game, target]:
+        food[game, target] = False
+        food_left[game] -= 1
+        scores[game] += FOOD_SCORE
+        if food_left[game] == 0:
+            scores[game] += WIN_SCORE
+            outcome[game] = WON
+    if capsules[game, target]:
+        capsules[game, target] = False
+        timers[:, game] = SCARED_TIME
+    caught = False
+    can_lose = outcome[game] != WON
+    for ghost in range(ghosts.shape[0]):
+        if _touches(ghosts[ghost, game], here, row_stride):
+            caught |= _settle(state, game, ghost, can_lose)
+    if caught:
+        outcome[game] = LOST
+    return not legal
+
+
+@_compile
+def _ghost_choice(state: tuple, tables: tuple, game: int, ghost: int, bits: int) -> int:
+    """The move ghost ``ghost``'s policy draws in ``game`` (its stream advances once)."""
+    pacman_q, ghosts, timers, stream = state[1], state[3], state[5], state[12]
+    x2, y2, uniform, directional, choice, dx, dy, directional_kind = (
+        tables[8],
+        tables[9],
+        tables[10],
+        tables[11],
+        tables[12],
+        tables[15],
+        tables[16],
+        tables[18],
+    )
+    draw = _draw(stream, game)
+    scared = timers[ghost, game] > 0
+    if directional_kind:
+        position, target = ghosts[ghost, game], pacman_q[game]
+        speed = 1 if scared else 2
+        best, least = 0, 1 << 62
+        for move in range(4):
+            if not (bits >> move) & 1:
+                continue
+            distance = abs(x2[position] - x2[target] + dx[move] * speed) + abs(
+                y2[position] - y2[target] + dy[move] * speed
+            )
+            signed = -distance if scared else distance
+            if signed < least:
+                best, least = 1 << move, signed
+            elif signed == least:
+                best |= 1 << move
+        sums = directional[1 if scared else 0, bits, best]
+    else:
+        sums = uniform[bits]
+    below = 0
+    for move in range(4):
+        below += sums[move] < draw
+    return choice[bits * 5 + below]
+
+
+@_compile
+def _move_ghost(state: tuple, tables: tuple, game: int, ghost: int, action: int) -> bool:
+    """Ghost ``ghost``'s move in ``game``: its policy's draw (``action`` < 0) or ``action``,
+    replaced by its first legal move when illegal (then True)."""
+    pacman_q, ghosts, ghost_facing, timers, outcome = (
+        state[1],
+        state[3],
+        state[4],
+        state[5],
+        state[11],
+    )
+    slot_halves, ghost_legal, half_steps, snap, first_legal, name_bit, row_stride = (
+        tables[1],
+        tables[4],
+        tables[6],
+        tables[7],
+        tables[13],
+        tables[14],
+        tables[17],
+    )
+    if outcome[game] != RUNNING:
+        return False
+    position = ghosts[ghost, game]
+    bits = ghost_legal[(slot_halves[game] + position) * 5 + ghost_facing[ghost, game]]
+    illegal = False
+    if action < 0:
+        move = _ghost_choice(state, tables, game, ghost, bits)
+    else:
+        move = action
+        if (name_bit[move] & bits) == 0:
+            illegal = True
+            move = first_legal[bits]
+    timer = timers[ghost, game]
+    step = half_steps[move]
+    target = position + 2 * step - (step if timer > 0 else 0)
+    if timer == 1:
+        target = snap[target]
+    ghosts[ghost, game] = target
+    ghost_facing[ghost, game] = move
+    if timer > 0:
+        timers[ghost, game] = timer - 1
+    if _touches(target, pacman_q[game], row_stride) and _settle(state, game, ghost, True):
+        outcome[game] = LOST
+    return illegal
+
+
+@_compile
+def step_all(state: tuple, tables: tuple, actions: np.ndarray, illegal: np.ndarray) -> None:
+    """A whole turn in every game: Pac-Man's ``actions``, then each ghost's draw."""
+    num_ghosts = state[3].shape[0]
+    for game in range(actions.shape[0]):
+        illegal[game] = _move_pacman(state, tables, game, actions[game])
+        for ghost in range(num_ghosts):
+            _move_ghost(state, tables, game, ghost, -1)
+
+
+@_compile
+def pacman_all(state: tuple, tables: tuple, actions: np.ndarray, illegal: np.ndarray) -> None:
+    """Pac-Man's move alone in every game."""
+    for game in range(actions.shape[0]):
+        illegal[game] = _move_pacman(state, tables, game, actions[game])
+
+
+@_compile
+def ghost_all(
+    state: tuple, tables: tuple, ghost: int, actions: np.ndarray, illegal: np.ndarray
+) -> None:
+    """Ghost ``ghost``'s move alone in every game: ``actions`` (codes), or draws where < 0."""
+    for game in range(actions.shape[0]):
+        illegal[game] = _move_ghost(state, tables, game, ghost, actions[game])
