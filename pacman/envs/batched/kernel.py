@@ -38,10 +38,18 @@ def available() -> bool:
 
 
 def _compile(function: Any) -> Any:
-    return numba.njit(cache=True, nogil=True)(function) if numba is not None else function
+    return numba.njit(cache=True, nogil=True, _nrt=False)(function) if numba is not None else function
 
 
-@_compile
+def _inline(function: Any) -> Any:
+    """A helper compiled into its callers: a call that passes the state's tuple of arrays
+    would count references to every array in it, a microsecond a game."""
+    if numba is None:
+        return function
+    return numba.njit(cache=True, nogil=True, inline="always", _nrt=False)(function)
+
+
+@_inline
 def _draw(stream: np.ndarray, game: int) -> float:
     """The next uniform draw of ``game``'s SplitMix64 stream (``streams.Streams``)."""
     state = stream[game] + GAMMA
@@ -53,23 +61,21 @@ def _draw(stream: np.ndarray, game: int) -> float:
     return float(z >> np.uint64(11)) * TO_UNIT
 
 
-@_compile
+@_inline
 def _touches(ghost: int, pacman_q: int, row_stride: int) -> bool:
     """Within 0.7 of Pac-Man: the same cell, or half a cell away."""
     apart = abs(ghost - pacman_q)
     return apart <= 1 or apart == row_stride
 
 
-@_compile
+@_inline
 def _settle(state: tuple, game: int, ghost: int, can_lose: bool) -> bool:
     """Ghost ``ghost`` touches Pac-Man: a scared one is eaten; else True if Pac-Man is caught."""
-    ghosts, ghost_facing, timers, ghost_starts, scores = (
-        state[3],
-        state[4],
-        state[5],
-        state[6],
-        state[10],
-    )
+    ghosts = state[3]
+    ghost_facing = state[4]
+    timers = state[5]
+    ghost_starts = state[6]
+    scores = state[10]
     if timers[ghost, game] > 0:
         scores[game] += GHOST_SCORE
         ghosts[ghost, game] = ghost_starts[ghost, game]
@@ -82,25 +88,24 @@ def _settle(state: tuple, game: int, ghost: int, can_lose: bool) -> bool:
     return False
 
 
-@_compile
+@_inline
 def _move_pacman(state: tuple, tables: tuple, game: int, action: int) -> bool:
     """Pac-Man's move in ``game``; True where the action was illegal (played as Stop)."""
-    pacman, pacman_q, pacman_facing, ghosts = state[0], state[1], state[2], state[3]
-    timers, food, capsules, food_left, scores, outcome = (
-        state[5],
-        state[7],
-        state[8],
-        state[9],
-        state[10],
-        state[11],
-    )
-    slot_cells, pacman_legal, pacman_to, q_of_cell, row_stride = (
-        tables[0],
-        tables[2],
-        tables[3],
-        tables[5],
-        tables[17],
-    )
+    pacman = state[0]
+    pacman_q = state[1]
+    pacman_facing = state[2]
+    ghosts = state[3]
+    timers = state[5]
+    food = state[7]
+    capsules = state[8]
+    food_left = state[9]
+    scores = state[10]
+    outcome = state[11]
+    slot_cells = tables[0]
+    pacman_legal = tables[2]
+    pacman_to = tables[3]
+    q_of_cell = tables[5]
+    row_stride = tables[17]
     if outcome[game] != RUNNING:
         return False
     key = (slot_cells[game] + pacman[game]) * 5 + action
@@ -132,20 +137,21 @@ def _move_pacman(state: tuple, tables: tuple, game: int, action: int) -> bool:
     return not legal
 
 
-@_compile
+@_inline
 def _ghost_choice(state: tuple, tables: tuple, game: int, ghost: int, bits: int) -> int:
     """The move ghost ``ghost``'s policy draws in ``game`` (its stream advances once)."""
-    pacman_q, ghosts, timers, stream = state[1], state[3], state[5], state[12]
-    x2, y2, uniform, directional, choice, dx, dy, directional_kind = (
-        tables[8],
-        tables[9],
-        tables[10],
-        tables[11],
-        tables[12],
-        tables[15],
-        tables[16],
-        tables[18],
-    )
+    pacman_q = state[1]
+    ghosts = state[3]
+    timers = state[5]
+    stream = state[12]
+    x2 = tables[8]
+    y2 = tables[9]
+    uniform = tables[10]
+    directional = tables[11]
+    choice = tables[12]
+    dx = tables[15]
+    dy = tables[16]
+    directional_kind = tables[18]
     draw = _draw(stream, game)
     scared = timers[ghost, game] > 0
     if directional_kind:
@@ -172,26 +178,22 @@ def _ghost_choice(state: tuple, tables: tuple, game: int, ghost: int, bits: int)
     return choice[bits * 5 + below]
 
 
-@_compile
+@_inline
 def _move_ghost(state: tuple, tables: tuple, game: int, ghost: int, action: int) -> bool:
     """Ghost ``ghost``'s move in ``game``: its policy's draw (``action`` < 0) or ``action``,
     replaced by its first legal move when illegal (then True)."""
-    pacman_q, ghosts, ghost_facing, timers, outcome = (
-        state[1],
-        state[3],
-        state[4],
-        state[5],
-        state[11],
-    )
-    slot_halves, ghost_legal, half_steps, snap, first_legal, name_bit, row_stride = (
-        tables[1],
-        tables[4],
-        tables[6],
-        tables[7],
-        tables[13],
-        tables[14],
-        tables[17],
-    )
+    pacman_q = state[1]
+    ghosts = state[3]
+    ghost_facing = state[4]
+    timers = state[5]
+    outcome = state[11]
+    slot_halves = tables[1]
+    ghost_legal = tables[4]
+    half_steps = tables[6]
+    snap = tables[7]
+    first_legal = tables[13]
+    name_bit = tables[14]
+    row_stride = tables[17]
     if outcome[game] != RUNNING:
         return False
     position = ghosts[ghost, game]
