@@ -299,5 +299,5 @@ def test_a_closed_env_refuses_to_step_or_reset_in_one_line(vector):
     one = PacmanBatchedEnv(layout="smallClassic")
     one.reset(seed=0)
     one.close()
-    with pytest.raises(PacmanError, match=r"^PacmanBatchedVectorEnv is closed"):
+    with pytest.raises(PacmanError, match=r"^PacmanBatchedEnv is closed"):
         one.step(1)

@@ -27,14 +27,18 @@ from gymnasium.vector.utils import batch_space
 from pacman.directions import ACTION_ORDER
 from pacman.envs.batched.encoders import BatchedFeatures, BatchedGrid, BatchedWindow
 from pacman.envs.batched.engine import BatchedGames
+from pacman.envs.batched.streams import StreamRandom
 from pacman.envs.compact import FEATURE_NAMES
-from pacman.envs.single import ENDED_MASK, check_illegal_action, check_observation
+from pacman.envs.single import ENDED_MASK, PacmanEnv, check_illegal_action, check_observation
 from pacman.envs.vector import autoreset_setting, check_open
 from pacman.errors import IllegalActionError, PacmanError
+from pacman.ghosts import DirectionalGhost, RandomGhost
 from pacman.layout import Layout, load_layout
 from pacman.mazegen import is_spec, parse_spec
 
 OBSERVATION_KINDS = ("grid", "features", "window")
+#: The object engine's ghost of each batched ghost kind.
+BATCHED_GHOSTS = {"random": RandomGhost, "directional": DirectionalGhost}
 
 
 def batch_boards(layout: str | Layout) -> tuple[Layout, Any]:
@@ -328,44 +332,75 @@ class PacmanBatchedEnv(gym.Env):
     """One game of the batched engine as a ``gymnasium.Env`` (``PacmanEnv``'s API and spaces).
 
     Takes :class:`PacmanBatchedVectorEnv`'s arguments but ``num_envs``, ``max_episode_steps``
-    (``gymnasium.make`` adds the time limit) and ``autoreset_mode``.
+    (``gymnasium.make`` adds the time limit) and ``autoreset_mode``. On one board (not a
+    ``random:`` distribution) the game is played by the object engine, a ``PacmanEnv`` whose
+    ghosts draw from the batched game's stream: the same moves, without a batch's overhead.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 10}
 
     def __init__(self, **kwargs: Any) -> None:
-        self.vector = PacmanBatchedVectorEnv(1, **kwargs)
+        self.vector = PacmanBatchedVectorEnv(1, **kwargs)  # checks the arguments, gives spaces
         self.observation_space = self.vector.single_observation_space
         self.action_space = self.vector.single_action_space
         self.channel_names = self.vector.channel_names
         self.feature_names = self.vector.feature_names
+        self.closed = False
         self._over = True
+        self._stream = StreamRandom()
+        self._started = False
+        self._game = None if self.vector.games.boards.draw else self._object_game(kwargs)
+
+    def _object_game(self, kwargs: dict[str, Any]) -> PacmanEnv:
+        """The object engine's env playing this game, its ghosts drawing from ``_stream``."""
+        kind = BATCHED_GHOSTS[self.vector.games.ghost_kind]
+        settings = {key: value for key, value in kwargs.items() if key not in ("layout", "ghost")}
+        settings["num_ghosts"] = self.vector.num_ghosts
+        return PacmanEnv(
+            self.vector.layout, ghost=lambda index, _: kind(index, rng=self._stream), **settings
+        )
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        observations, info = self.vector.reset(seed=seed, options=options)
+        check_open(self)
         self._over = False
-        return observations[0], _first(info)
+        if self._game is None:
+            observations, info = self.vector.reset(seed=seed, options=options)
+            return observations[0], _first(info)
+        if options and "state" in options:
+            raise PacmanError("the batched engine starts games from their layout: no 'state'")
+        if seed is not None or not self._started:
+            self._stream.seed(seed)  # None the first time: a fresh stream, as the vector's
+        self._started = True
+        return self._game.reset(seed=seed)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        check_open(self)
         if self._over:
             raise PacmanError("the episode has ended (won or lost); call reset()")
         try:
             code = operator.index(action)  # ints, NumPy integers and 0-d integer arrays
         except TypeError:
             raise PacmanError(f"action {action!r} is not in Discrete(5): use 0 to 4") from None
+        if self._game is not None:
+            observation, reward, terminated, truncated, info = self._game.step(code)
+            self._over = terminated
+            return observation, reward, terminated, truncated, info
         observations, rewards, terminations, _, info = self.vector.step(np.array([code]))
         self._over = bool(terminations[0])
         return observations[0], float(rewards[0]), self._over, False, _first(info)
 
     def close(self) -> None:
         """End the game for good: a step after it is refused, as the vector env's."""
+        self.closed = True
         self.vector.close()
 
     def action_mask(self) -> np.ndarray:
         """The legal actions now as an ``int8`` mask."""
+        if self._game is not None:
+            return self._game.action_mask()
         return self.vector.action_masks()[0].astype(np.int8)
 
     def action_masks(self) -> np.ndarray:

@@ -38,7 +38,9 @@ def available() -> bool:
 
 
 def _compile(function: Any) -> Any:
-    return numba.njit(cache=True, nogil=True, _nrt=False)(function) if numba is not None else function
+    return (
+        numba.njit(cache=True, nogil=True, _nrt=False)(function) if numba is not None else function
+    )
 
 
 def _inline(function: Any) -> Any:
