@@ -301,3 +301,18 @@ def test_a_closed_env_refuses_to_step_or_reset_in_one_line(vector):
     one.close()
     with pytest.raises(PacmanError, match=r"^PacmanBatchedEnv is closed"):
         one.step(1)
+
+
+def test_copy_false_returns_the_env_s_own_array_with_the_same_values():
+    copied = PacmanBatchedVectorEnv(3, layout="smallClassic")
+    shared = PacmanBatchedVectorEnv(3, layout="smallClassic", copy=False)
+    first, _ = shared.reset(seed=4)
+    assert_same(copied.reset(seed=4), (first.copy(), _), "reset")
+    rng = np.random.default_rng(4)
+    for step in range(60):
+        actions = rng.integers(0, 5, size=3)
+        expected, got = copied.step(actions), shared.step(actions)
+        assert got[0] is first  # rewritten in place, never copied
+        assert_same(expected, got, f"step {step}")
+    one = gym.make(f"pacman.envs:{BATCHED_ID}", layout="smallClassic", copy=False)
+    assert one.reset(seed=4)[0].shape == first.shape[1:]

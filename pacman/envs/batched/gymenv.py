@@ -68,7 +68,9 @@ class PacmanBatchedVectorEnv(VectorEnv):
     size), ``num_ghosts``, ``ghost`` (``"random"`` or ``"directional"``), ``illegal_action``,
     ``observation`` (``"grid"``, ``"features"`` or ``"window"``), ``per_ghost_channels``,
     ``window_radius``, ``reward_scale``, ``max_episode_steps`` and ``autoreset_mode``. No
-    ``reward_fn`` (states are arrays here) and no rendering.
+    ``reward_fn`` (states are arrays here) and no rendering. ``copy=False`` (as Gymnasium's
+    vector envs' ``copy``) returns the env's own observation array, rewritten by the next step:
+    no copy of every game's planes a step.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 10}
@@ -88,6 +90,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         autoreset_mode: Any = "next_step",
         render_mode: None = None,
         reward_fn: None = None,
+        copy: bool = True,
     ) -> None:
         num_envs = check_count(num_envs)
         if reward_fn is not None:
@@ -109,6 +112,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         self.illegal_action = illegal_action
         self.reward_scale = float(reward_scale)
         self.max_episode_steps = max_episode_steps
+        self.copy = bool(copy)
         self._set_observation(observation, per_ghost_channels, int(window_radius))
         self.single_action_space = spaces.Discrete(len(ACTION_ORDER))
         self.observation_space = _shared_bounds(
@@ -167,7 +171,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         self._terminations = np.zeros(self.num_envs, dtype=bool)
         self._truncations = np.zeros(self.num_envs, dtype=bool)
         observations = self._observe(games)
-        return observations.copy(), self._info(chosen)
+        return self._out(observations), self._info(chosen)
 
     def _seeds(self, seed: Any, games: np.ndarray) -> list[int] | None:
         """Each reset game's seed: ``seed + i``, a list's entries, or fresh ones the first time."""
@@ -225,7 +229,11 @@ class PacmanBatchedVectorEnv(VectorEnv):
         if self.same_step and ended.any():
             return self._restart(ended, observations)
         np.copyto(self._autoreset, ended)
-        return observations.copy(), rewards, terminations, truncations.copy(), self._info()
+        return self._out(observations), rewards, terminations, truncations.copy(), self._info()
+
+    def _out(self, observations: np.ndarray) -> np.ndarray:
+        """What a step returns of the encoder's array: a copy unless ``copy=False``."""
+        return observations.copy() if self.copy else observations
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Actions as an int array of shape (num_envs,), each 0 to 4, else PacmanError."""
@@ -277,7 +285,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
             final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy()
         )
         return (
-            observations.copy(),
+            self._out(observations),
             self._rewards,
             self._terminations,
             self._truncations,
@@ -354,7 +362,8 @@ class PacmanBatchedEnv(gym.Env):
     def _object_game(self, kwargs: dict[str, Any]) -> PacmanEnv:
         """The object engine's env playing this game, its ghosts drawing from ``_stream``."""
         kind = BATCHED_GHOSTS[self.vector.games.ghost_kind]
-        settings = {key: value for key, value in kwargs.items() if key not in ("layout", "ghost")}
+        unused = ("layout", "ghost", "copy")  # a game's observation is always its own array
+        settings = {key: value for key, value in kwargs.items() if key not in unused}
         settings["num_ghosts"] = self.vector.num_ghosts
         return PacmanEnv(
             self.vector.layout, ghost=lambda index, _: kind(index, rng=self._stream), **settings
