@@ -70,7 +70,8 @@ class PacmanBatchedVectorEnv(VectorEnv):
     ``window_radius``, ``reward_scale``, ``max_episode_steps`` and ``autoreset_mode``. No
     ``reward_fn`` (states are arrays here) and no rendering. ``copy=False`` (as Gymnasium's
     vector envs' ``copy``) returns the env's own observation array, rewritten by the next step:
-    no copy of every game's planes a step.
+    no copy of every game's planes a step. ``compiled``: ``BatchedGames``' (the Numba kernel
+    when it imports, or False for NumPy).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 10}
@@ -91,6 +92,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         render_mode: None = None,
         reward_fn: None = None,
         copy: bool = True,
+        compiled: bool | None = None,
     ) -> None:
         num_envs = check_count(num_envs)
         if reward_fn is not None:
@@ -104,7 +106,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
             raise PacmanError("the batched environments do not render; leave render_mode None")
         self.same_step, self.metadata = autoreset_setting(autoreset_mode, self.metadata)
         first, draw = batch_boards(layout)
-        self.games = BatchedGames(first, num_envs, num_ghosts, ghost, draw)
+        self.games = BatchedGames(first, num_envs, num_ghosts, ghost, draw, compiled=compiled)
         self.layout = first
         self.num_envs = num_envs
         self.num_ghosts = self.games.num_ghosts
@@ -362,7 +364,12 @@ class PacmanBatchedEnv(gym.Env):
     def _object_game(self, kwargs: dict[str, Any]) -> PacmanEnv:
         """The object engine's env playing this game, its ghosts drawing from ``_stream``."""
         kind = BATCHED_GHOSTS[self.vector.games.ghost_kind]
-        unused = ("layout", "ghost", "copy")  # a game's observation is always its own array
+        unused = (
+            "layout",
+            "ghost",
+            "copy",
+            "compiled",
+        )  # a game's observation is always its own array
         settings = {key: value for key, value in kwargs.items() if key not in unused}
         settings["num_ghosts"] = self.vector.num_ghosts
         return PacmanEnv(
