@@ -246,3 +246,48 @@ def ghost_all(
     """Ghost ``ghost``'s move alone in every game: ``actions`` (codes), or draws where < 0."""
     for game in range(actions.shape[0]):
         illegal[game] = _move_ghost(state, tables, game, ghost, actions[game])
+
+
+@_compile
+def mark_grid(
+    storage: np.ndarray,
+    marks: np.ndarray,
+    layout: tuple,
+    pacman: np.ndarray,
+    ghosts: np.ndarray,
+    timers: np.ndarray,
+    cell_of_q: np.ndarray,
+) -> None:
+    """``BatchedGrid.update``'s marks, one game at a time: clear where the agents were marked,
+    clear the food and capsule under Pac-Man, mark Pac-Man, then each ghost (a scared one on
+    the last plane as its timer's fraction, the largest where two share a cell)."""
+    rows, ghost_offsets = layout[0], layout[1]
+    plane, food, capsules, pacman_plane, scared_offset, per_ghost = (
+        layout[2],
+        layout[3],
+        layout[4],
+        layout[5],
+        layout[6],
+        layout[7],
+    )
+    for game in range(pacman.shape[0]):
+        for mark in range(marks.shape[0]):
+            storage[marks[mark, game]] = 0.0
+        under = rows[game] + pacman[game]
+        storage[under + food * plane] = 0.0
+        storage[under + capsules * plane] = 0.0
+        marks[0, game] = under + pacman_plane * plane
+        storage[marks[0, game]] = 1.0
+        count = ghosts.shape[0]
+        for ghost in range(count):
+            cell = cell_of_q[ghosts[ghost, game]] + rows[game]
+            ghost_mark = cell + ghost_offsets[ghost]
+            scared_mark = cell + scared_offset
+            marks[1 + ghost, game] = ghost_mark
+            marks[1 + count + ghost, game] = scared_mark
+            timer = timers[ghost, game]
+            if timer <= 0 or per_ghost:
+                storage[ghost_mark] = 1.0
+            if timer > 0:
+                value = np.float32(timer / SCARED_TIME)
+                storage[scared_mark] = max(storage[scared_mark], value)
