@@ -171,6 +171,17 @@ class BatchedGames:
         if boards.draw is not None and len(games):
             for game, word in zip(games.tolist(), self.board_stream.words(games), strict=True):
                 boards.load(game, boards.draw(word >> 33))
+        if self.compiled:
+            starts = (
+                self.slot,
+                boards.pacman_start,
+                self.grid.q_of_cell,
+                boards.ghost_starts,
+                boards.food,
+                boards.capsules,
+            )
+            kernel.restart(self._kernel_state(), starts, games)
+            return
         slots = self.slot[games]
         self.pacman[games] = boards.pacman_start[slots]
         self.pacman_q[games] = self.grid.q_of_cell[self.pacman[games]]
@@ -359,9 +370,13 @@ class BatchedGames:
         """The board game ``game`` plays on."""
         return self.boards.layouts[int(self.slot[game])]
 
+    def cell_keys(self) -> np.ndarray:
+        """Each game's Pac-Man cell in the stacked per-cell tables (``pacman_mask``'s rows)."""
+        return self._slot_cells + self.pacman
+
     def legal_mask(self) -> np.ndarray:
         """``(N, 5)`` ``int8``: Pac-Man's legal actions, zeros in won or lost games."""
-        mask = self.boards.pacman_mask[self._slot_cells + self.pacman]
+        mask = self.boards.pacman_mask[self.cell_keys()]
         over = self.is_over()
         if over.any():
             mask[over] = 0

@@ -223,7 +223,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
             self._elapsed[restarting] = 0
             rewards[restarting] = 0.0
             terminations[restarting] = truncations[restarting] = False
-        if limit is not None:
+        if limit is not None and truncations.any():
             games.stop(truncations)  # their ghosts must not draw before they restart
         self._rewards, self._terminations, self._truncations = rewards, terminations, truncations
         observations = self._observe(restarting)
@@ -231,7 +231,9 @@ class PacmanBatchedVectorEnv(VectorEnv):
         if self.same_step and ended.any():
             return self._restart(ended, observations)
         np.copyto(self._autoreset, ended)
-        return self._out(observations), rewards, terminations, truncations.copy(), self._info()
+        # No game has ended since ``terminations``: restarted ones run, stopped ones are not over.
+        info = self._info(over=terminations)
+        return self._out(observations), rewards, terminations, truncations.copy(), info
 
     def _out(self, observations: np.ndarray) -> np.ndarray:
         """What a step returns of the encoder's array: a copy unless ``copy=False``."""
@@ -303,16 +305,19 @@ class PacmanBatchedVectorEnv(VectorEnv):
             return self._features.update()
         return grid
 
-    def _info(self, chosen: np.ndarray | None = None) -> dict[str, Any]:
-        """The batched info; after a partial reset only the ``chosen`` games have entries."""
+    def _info(
+        self, chosen: np.ndarray | None = None, over: np.ndarray | None = None
+    ) -> dict[str, Any]:
+        """The batched info; after a partial reset only the ``chosen`` games have entries.
+        ``over``: the games won or lost, when the caller knows them."""
         games = self.games
         info = {
-            "action_mask": self._pacman_masks(),
+            "action_mask": self._pacman_masks(over),
             "score": games.scores.astype(np.float64),
             "illegal": self._illegal.copy(),
         }
         partial = chosen is not None and chosen is not self._all
-        present = self._all.copy() if chosen is None else chosen.copy()
+        present = self._all if chosen is None else chosen
         batched: dict[str, Any] = {}
         for key, values in info.items():
             if partial:
@@ -329,12 +334,14 @@ class PacmanBatchedVectorEnv(VectorEnv):
         """``(num_envs, 5)`` booleans: each game's legal actions (sb3-contrib's convention)."""
         return self._pacman_masks().astype(bool)
 
-    def _pacman_masks(self) -> np.ndarray:
+    def _pacman_masks(self, over: np.ndarray | None = None) -> np.ndarray:
         """``(num_envs, 5)`` ``int8``: each game's legal actions, Stop alone where it has ended
-        (as ``PacmanEnv``'s: a mask is never empty)."""
+        (as ``PacmanEnv``'s: a mask is never empty); ``over``: the games won or lost."""
         games = self.games
-        masks = games.legal_mask()
-        masks[games.is_over()] = ENDED_MASK
+        masks = games.boards.pacman_mask[games.cell_keys()]
+        over = games.is_over() if over is None else over
+        if over.any():
+            masks[over] = ENDED_MASK
         return masks
 
 

@@ -291,3 +291,42 @@ def mark_grid(
             if timer > 0:
                 value = np.float32(timer / SCARED_TIME)
                 storage[scared_mark] = max(storage[scared_mark], value)
+
+
+@_compile
+def restart(state: tuple, starts: tuple, games: np.ndarray) -> None:
+    """``BatchedGames.reset``'s restart of ``games`` (indices) from their boards' starts."""
+    pacman, pacman_q, pacman_facing, ghosts = state[0], state[1], state[2], state[3]
+    ghost_facing, timers, ghost_starts, food, capsules = (
+        state[4],
+        state[5],
+        state[6],
+        state[7],
+        state[8],
+    )
+    food_left, scores, outcome = state[9], state[10], state[11]
+    slots, pacman_start, q_of_cell, board_ghosts, board_food, board_capsules = (
+        starts[0],
+        starts[1],
+        starts[2],
+        starts[3],
+        starts[4],
+        starts[5],
+    )
+    for game in games:
+        slot = slots[game]
+        pacman[game] = pacman_start[slot]
+        pacman_q[game] = q_of_cell[pacman_start[slot]]
+        pacman_facing[game] = STOP
+        for ghost in range(ghosts.shape[0]):
+            ghosts[ghost, game] = ghost_starts[ghost, game] = board_ghosts[ghost, slot]
+            ghost_facing[ghost, game] = STOP
+            timers[ghost, game] = 0
+        left = 0
+        for cell in range(food.shape[1]):
+            food[game, cell] = board_food[slot, cell]
+            capsules[game, cell] = board_capsules[slot, cell]
+            left += board_food[slot, cell]
+        food_left[game] = left
+        scores[game] = 0
+        outcome[game] = RUNNING
