@@ -22,6 +22,7 @@ from pacman.envs.batched import choices, kernel
 from pacman.envs.batched.boards import NAME_BIT, STOP_CODE, BoardSlots
 from pacman.envs.batched.streams import Streams
 from pacman.errors import PacmanError
+from pacman.extras import install_hint
 from pacman.state import FOOD_SCORE, GHOST_SCORE, LOSE_PENALTY, SCARED_TIME, TIME_PENALTY, WIN_SCORE
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ class BatchedGames:
         self._weights = (1 << np.arange(4)).astype(np.int64)
         if compiled and not kernel.available():
             raise PacmanError(
-                "the compiled batched engine needs Numba: pip install 'pacman-multiagent[fast]'"
+                f"the compiled batched engine needs Numba: {install_hint('fast')}"
             )
         self.compiled = kernel.available() if compiled is None else bool(compiled)
         self._tables = self._kernel_tables() if self.compiled else ()
