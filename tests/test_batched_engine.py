@@ -332,3 +332,12 @@ def test_bad_arguments_are_one_line_errors():
     games = BatchedGames(layout, 2, draw=lambda seed: load_layout("mediumClassic"))
     with pytest.raises(PacmanError, match=r"mediumClassic is 20x11; this batch's boards are 20x7"):
         games.reset(seeds=[0, 1])
+
+
+def test_the_compiled_path_without_numba_is_one_line_naming_the_extra(monkeypatch):
+    monkeypatch.setattr(kernel, "numba", None)
+    with pytest.raises(PacmanError) as refused:
+        BatchedGames(load_layout("smallClassic"), 2, compiled=True)
+    assert str(refused.value).startswith("the compiled batched engine needs Numba: pip install")
+    assert "fast" in str(refused.value) and "\n" not in str(refused.value)
+    assert not BatchedGames(load_layout("smallClassic"), 2).compiled  # NumPy, quietly

@@ -1,7 +1,8 @@
 """``BatchedGames``: N games of one board size as arrays, stepped together with CS188's rules.
 
 The state of game ``i`` is row or column ``i`` of a few arrays (see the attributes); a move is
-the same dozen array operations for every game, whatever its board. The rules are those of
+the same dozen array operations for every game, whatever its board, or with Numba (``kernel``)
+one compiled loop over the games. The rules are those of
 ``pacman.state`` (see RULES.md), including the odd ones: Stop keeps Pac-Man's facing, two
 unscared ghosts touched at once cost 500 each, eating the last food wins even with a ghost on
 the cell (but a scared ghost there is still eaten), a scared ghost's timer running out between
@@ -105,9 +106,7 @@ class BatchedGames:
         self._dy = np.array([[0, 0, 0, 1, -1][c] for c in order], np.int64)
         self._weights = (1 << np.arange(4)).astype(np.int64)
         if compiled and not kernel.available():
-            raise PacmanError(
-                f"the compiled batched engine needs Numba: {install_hint('fast')}"
-            )
+            raise PacmanError(f"the compiled batched engine needs Numba: {install_hint('fast')}")
         self.compiled = kernel.available() if compiled is None else bool(compiled)
         self._tables = self._kernel_tables() if self.compiled else ()
 
