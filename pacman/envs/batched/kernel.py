@@ -37,18 +37,20 @@ def available() -> bool:
     return numba is not None
 
 
+#: Numba's options for every function here. ``_nrt=False`` turns off Numba's reference counting
+#: of arrays: nothing here allocates, and with the counts on, every array a game's branches
+#: touch is counted in and out, atomically: Pac-Man's move in 1,024 games took 280 us so,
+#: 7 us without.
+_OPTIONS = {"cache": True, "nogil": True, "_nrt": False}
+
+
 def _compile(function: Any) -> Any:
-    return (
-        numba.njit(cache=True, nogil=True, _nrt=False)(function) if numba is not None else function
-    )
+    return numba.njit(**_OPTIONS)(function) if numba is not None else function
 
 
 def _inline(function: Any) -> Any:
-    """A helper compiled into its callers: a call that passes the state's tuple of arrays
-    would count references to every array in it, a microsecond a game."""
-    if numba is None:
-        return function
-    return numba.njit(cache=True, nogil=True, inline="always", _nrt=False)(function)
+    """A helper compiled into its callers, as if written there (no call per game)."""
+    return numba.njit(inline="always", **_OPTIONS)(function) if numba is not None else function
 
 
 @_inline
