@@ -18,13 +18,16 @@ configurations, 3 runs of 100,000 steps each); ``--steps 10000 --repeat 1`` give
 figures in a tenth of the time. It says so when it starts.
 
 Then the batched engine (``make_vec("pacman.envs:PacmanBatched-v0")``, grid observations, next-step
-autoreset, the 1000-step limit) at N = 1, 64, 1,024 and 16,384 games, with the memory each game
-holds (NumPy's allocations traced by ``tracemalloc``, divided by N), beside Jumanji's PacMan at
-the same N: ``jit`` of a ``lax.scan`` over ``VmapAutoResetWrapper(PacMan-v1).step`` with random
-actions drawn up front, compiled before the clock starts, memory as its state's bytes per game.
-Jumanji is measured only where ``jax`` and ``jumanji`` import; install them beside the project
-in a separate environment (``pip install -e '.[gym]' jax jumanji``), not in its own.
-``--only batched`` runs this part alone.
+autoreset, the 1000-step limit) at N = 1, 64, 1,024 and 16,384 games (with ``copy=False`` too,
+and the NumPy path where the Numba kernel is installed), with the memory each game holds
+(NumPy's allocations traced by ``tracemalloc``, divided by N), and one game through
+``gymnasium.make``. Each figure at N = 64 and 1,024 stands beside Jumanji's PacMan at the same N,
+their runs taken in turn so both see the same load: ``jit`` of a ``lax.scan`` over
+``VmapAutoResetWrapper(PacMan-v1).step`` with random actions drawn up front, compiled before the
+clock starts, memory as its state's bytes per game. Jumanji is measured only where ``jax`` and
+``jumanji`` import; install them beside the project in a separate environment
+(``pip install -e '.[gym,fast]' jax jaxlib jumanji``), never in its own.
+``--only batched`` runs this part alone (a few minutes).
 """
 
 from __future__ import annotations
@@ -205,9 +208,9 @@ def batch_rounds(num_envs: int) -> int:
     return max(100, min(3000, BATCHED_BUDGET // num_envs))
 
 
-def batched(layout: str, num_envs: int, seed: int, ghost: str = "random") -> tuple[float, float]:
+def batched(layout: str, num_envs: int, seed: int, **kwargs) -> tuple[float, float]:
     """Game steps per second of the batched vector env (autoreset and time limit inside)."""
-    envs = gym.make_vec(BATCHED_ID, num_envs=num_envs, layout=layout, ghost=ghost)
+    envs = gym.make_vec(BATCHED_ID, num_envs=num_envs, layout=layout, **kwargs)
     return random_rounds(envs, batch_rounds(num_envs), num_envs, seed)
 
 
@@ -274,70 +277,133 @@ def jumanji_runner(num_envs: int, seed: int):
     return timed, memory
 
 
-def batched_section(layout: str, repeat: int, seed: int) -> None:
-    """The batched engine at every N, beside Jumanji's PacMan where it is installed."""
-    print(
-        f"\nbatched engine: make_vec({BATCHED_ID!r}), {layout}, grid observations, random actions;"
-        f" best of {repeat}"
-    )
-    print(f"{'':52s} {'steps/s':>11s} {'per CPU s':>11s} {'bytes/game':>10s}  runs (steps/s)")
-    rows = []
+def _compiled() -> bool:
+    from pacman.envs.batched import kernel
+
+    return kernel.available()
+
+
+def batched_rows(layout: str, seed: int) -> list[tuple[str, object, int | None]]:
+    """(name, run, N against Jumanji or None) of every batched figure."""
+    rows: list[tuple[str, object, int | None]] = [
+        (
+            f"gymnasium.make({BATCHED_ID.split(':')[1]!r}), one game",
+            lambda: single(gym.make(BATCHED_ID, layout=layout), 20_000, seed),
+            None,
+        ),
+        (
+            "gymnasium.make('Pacman-v0'), one game",
+            lambda: single(gym.make("pacman.envs:Pacman-v0", layout=layout), 20_000, seed),
+            None,
+        ),
+    ]
     for n in BATCH_SIZES:
         rows.append((f"batched, {layout}, N={n:,}", lambda n=n: batched(layout, n, seed), n))
+        if n in (64, 1024):
+            rows.append(
+                (
+                    f"batched, {layout}, N={n:,}, copy=False",
+                    lambda n=n: batched(layout, n, seed, copy=False),
+                    n,
+                )
+            )
+    if _compiled():
+        for n in (64, 1024):
+            rows.append(
+                (
+                    f"batched, NumPy path (compiled=False), N={n:,}",
+                    lambda n=n: batched(layout, n, seed, compiled=False),
+                    None,
+                )
+            )
     rows.append(
         (
             "batched, directional ghosts, N=1,024",
-            lambda: batched(layout, 1024, seed, "directional"),
-            1024,
-        )
-    )
-    rows.append(
-        (
-            "batched, originalClassic (28x27, 4 ghosts), N=1,024",
-            lambda: batched("originalClassic", 1024, seed),
+            lambda: batched(layout, 1024, seed, ghost="directional"),
             None,
         )
     )
-    for name, run, n in rows:
-        memory = f"{batched_memory(layout, n):,.0f}" if n else "-"
-        _report(name, [run() for _ in range(repeat)], memory)
+    for copy in (True, False):
+        rows.append(
+            (
+                "batched, originalClassic (28x27, 4 ghosts), N=1,024"
+                + ("" if copy else ", copy=False"),
+                lambda copy=copy: batched("originalClassic", 1024, seed, copy=copy),
+                1024,
+            )
+        )
+    return rows
+
+
+def batched_section(layout: str, repeat: int, seed: int) -> None:
+    """The batched engine at every N, each figure beside Jumanji's PacMan at the same N,
+    measured in turn (ours, then Jumanji's, ``repeat`` times) so that both see the same load."""
+    engine = "Numba kernel" if _compiled() else "NumPy (pip install '.[fast]' for the kernel)"
+    print(
+        f"\nbatched engine ({engine}): make_vec({BATCHED_ID!r}), grid observations, random "
+        f"actions; best of {repeat}, each run beside a Jumanji PacMan-v1 run (31x28, 4 ghosts, "
+        f"jit of a lax.scan over vmap) at the same N"
+    )
+    print(
+        f"{'':58s} {'steps/s':>11s} {'per CPU s':>11s} {'Jumanji':>11s} {'ratio':>6s} "
+        f"{'bytes/game':>10s}  runs (ours / Jumanji's)"
+    )
+    runners: dict[int, object] = {}
+    missing = False
+    for name, run, n in batched_rows(layout, seed):
+        if n is not None and n not in runners and not missing:
+            runners[n] = jumanji_runner(n, seed)
+            missing = runners[n] is None
+        theirs = runners.get(n) if n is not None else None
+        ours, peers = [], []
+        for _ in range(repeat):
+            ours.append(run())
+            if theirs is not None:
+                peers.append(theirs[0]())
+        memory = f"{batched_memory(layout, n):,.0f}" if n and "original" not in name else "-"
+        _compare(name, ours, peers, memory)
     try:
-        _report(
+        _compare(
             "batched multi-agent game (every agent moves), N=1,024",
             [batched_parallel(layout, 1024, seed) for _ in range(repeat)],
+            [],
             "-",
         )
     except PacmanError as error:
         print(f"(batched multi-agent game skipped: {error})")
     # Today's vector env at the same size, for scale (20 batch steps: it is slow there).
     n = 1024
-    rounds = 20
-    _report(
+    _compare(
         f"PacmanVectorEnv (object engine), N={n:,}",
-        [vector("pacman.envs:Pacman-v0", layout, n, None, rounds * n, seed) for _ in range(repeat)],
+        [vector("pacman.envs:Pacman-v0", layout, n, None, 20 * n, seed) for _ in range(repeat)],
+        [],
         "-",
     )
-    missing = None
-    for n in BATCH_SIZES:
-        runner = jumanji_runner(n, seed)
-        if runner is None:
-            missing = "jax or jumanji is not installed: pip install -e '.[gym]' jax jumanji"
-            break
-        timed, memory = runner
-        _report(
-            f"Jumanji PacMan-v1 (31x28, 4 ghosts), N={n:,}",
-            [timed() for _ in range(repeat)],
-            f"{memory:,.0f}",
-        )
+    for n, runner in sorted(runners.items()):
+        if runner is not None:
+            print(f"Jumanji PacMan-v1 state, N={n:,}: {runner[1]:,.0f} bytes a game")
     if missing:
-        print(f"(Jumanji skipped: {missing}, in an environment of its own)")
+        print(
+            "(Jumanji skipped: jax or jumanji is not installed; in an environment of its own: "
+            "pip install -e '.[gym]' jax jaxlib jumanji)"
+        )
 
 
-def _report(name: str, rates: list[tuple[float, float]], memory: str) -> None:
-    best = max(wall for wall, _ in rates)
-    cpu = max(c for _, c in rates)
-    runs = ", ".join(f"{wall:,.0f}" for wall, _ in rates)
-    print(f"{name:52s} {best:>11,.0f} {cpu:>11,.0f} {memory:>10s}  {runs}", flush=True)
+def _compare(
+    name: str, ours: list[tuple[float, float]], peers: list[tuple[float, float]], memory: str
+) -> None:
+    best = max(wall for wall, _ in ours)
+    cpu = max(c for _, c in ours)
+    runs = ", ".join(f"{wall:,.0f}" for wall, _ in ours)
+    peer, ratio = "-", "-"
+    if peers:
+        their_best = max(wall for wall, _ in peers)
+        peer, ratio = f"{their_best:,.0f}", f"{best / their_best:.2f}"
+        runs += " / " + ", ".join(f"{wall:,.0f}" for wall, _ in peers)
+    print(
+        f"{name:58s} {best:>11,.0f} {cpu:>11,.0f} {peer:>11s} {ratio:>6s} {memory:>10s}  {runs}",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -348,9 +414,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure; the best is shown")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--only",
-        choices=("batched",),
-        help="only the batched engine and Jumanji (the last part of a full run)",
+        "--only", choices=("batched",), help="only the batched engine and Jumanji (a few minutes)"
     )
     args = parser.parse_args()
     layout, steps, n, seed = args.layout, args.steps, args.num_envs, args.seed

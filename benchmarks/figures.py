@@ -85,6 +85,11 @@ FIGURES: dict[str, Figure] = {
         "python benchmarks/bench_envs.py",
         needs="gymnasium",
     ),
+    "envs-batched": Figure(
+        "docs/envs.md (Speed): the batched engine beside Jumanji's PacMan, run in turn",
+        "python benchmarks/bench_envs.py --only batched --repeat 3",
+        needs="gymnasium",
+    ),
     "approximate-q": Figure(
         "README, docs/envs.md: the linear learner's training time, win rate, mean score",
         "python examples/approximate_q.py",

@@ -19,6 +19,7 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("gymnasium")
 
 from pacman.directions import ACTION_ORDER  # noqa: E402
+from pacman.envs.batched import kernel  # noqa: E402
 from pacman.envs.batched.choices import sums_row  # noqa: E402
 from pacman.envs.batched.engine import LOST, RUNNING, WON, BatchedGames  # noqa: E402
 from pacman.envs.batched.streams import StreamRandom, Streams  # noqa: E402
@@ -42,6 +43,8 @@ GENERATED = [
     "random:15x15,seed={},ghosts=3,capsules=2,food=0.6",
 ]
 GENERATED_GAMES = 50  # each on its own board, all of a spec's size in one batch
+#: The batched engine's paths checked in every lockstep game: NumPy, and Numba's when installed.
+PATHS = (False, True) if kernel.available() else (False,)
 
 
 def _signature(state: GameState, grid) -> tuple:
@@ -90,18 +93,27 @@ def _batched_signatures(games: BatchedGames) -> list[tuple]:
     return rows
 
 
+def _batch(layouts, kind: str, seeds: list[int], compiled: bool) -> BatchedGames:
+    """The batched games of ``seeds`` on ``layouts`` (one board, or one per game), started."""
+    if len(layouts) == 1:
+        games = BatchedGames(layouts[0], len(seeds), ghost=kind, compiled=compiled)
+    else:
+        boards = iter(layouts)
+        draw = lambda _: next(boards)  # noqa: E731
+        games = BatchedGames(layouts[0], len(seeds), ghost=kind, draw=draw, compiled=compiled)
+    games.reset(seeds=seeds)
+    return games
+
+
 def _lockstep(layouts, kind: str, seeds: list[int], *, recorded: bool = False) -> Counter:
-    """Play one game per seed on ``layouts`` (one per game, all one size) in both engines.
+    """Play one game per seed on ``layouts`` (one per game, all one size) in the object engine
+    and in each batched path (NumPy, and the compiled kernel when Numba is installed).
 
     ``recorded``: the object engine's ghosts draw from ``random.Random(seed)`` (CS188's stream)
     and the batched engine is handed their moves instead of drawing.
     """
-    if len(layouts) == 1:
-        games = BatchedGames(layouts[0], len(seeds), ghost=kind)
-    else:
-        boards = iter(layouts)
-        games = BatchedGames(layouts[0], len(seeds), ghost=kind, draw=lambda _: next(boards))
-    games.reset(seeds=seeds)
+    engines = [_batch(layouts, kind, seeds, compiled) for compiled in PATHS]
+    games = engines[0]
     grid, count = games.grid, games.num_ghosts
     states = [GameState.initial(games.layout_of(i), count) for i in range(len(seeds))]
     rngs = [random.Random(s) if recorded else StreamRandom(s) for s in seeds]
@@ -111,7 +123,8 @@ def _lockstep(layouts, kind: str, seeds: list[int], *, recorded: bool = False) -
 
     def compare(move: str) -> None:
         expected = [_signature(state, grid) for state in states]
-        assert _batched_signatures(games) == expected, move
+        for engine in engines:
+            assert _batched_signatures(engine) == expected, (engine.compiled, move)
 
     for turn in range(MOVE_CAP):
         actions = np.full(len(seeds), ACTION_ORDER.index("Stop"))
@@ -122,7 +135,8 @@ def _lockstep(layouts, kind: str, seeds: list[int], *, recorded: bool = False) -
                 actions[i] = ACTION_ORDER.index(action)
                 states[i] = state.generate_successor(0, action)
                 _count_pacman_move(seen, state, states[i])
-        assert not games.move_pacman(actions).any()
+        for engine in engines:
+            assert not engine.move_pacman(actions).any()
         compare(f"turn {turn}, Pac-Man")
         for k in range(count):
             sums = games.ghost_sums(k)
@@ -136,8 +150,8 @@ def _lockstep(layouts, kind: str, seeds: list[int], *, recorded: bool = False) -
                 chosen[i] = ACTION_ORDER.index(action)
                 states[i] = state.generate_successor(k + 1, action)
                 _count_ghost_move(seen, state, states[i], k)
-            illegal = games.move_ghost(k, chosen if recorded else None)
-            assert not illegal.any()
+            for engine in engines:
+                assert not engine.move_ghost(k, chosen if recorded else None).any()
             compare(f"turn {turn}, ghost {k + 1}")
         if all(state.is_terminal() for state in states):
             break
@@ -221,16 +235,18 @@ def test_lockstep_on_crowded_generated_layouts_meets_the_rules():
 def _scripted(text: str, moves: list[tuple[int, str]]) -> tuple[GameState, BatchedGames]:
     """Play ``moves`` ((agent, action), in turn order) in both engines, comparing after each."""
     layout = parse_layout(text, name="scripted")
-    games = BatchedGames(layout, 2)  # two identical games: the engine works on whole rows
-    games.reset(seeds=[0, 1])
+    # Two identical games a path: the engine works on whole rows.
+    engines = [_batch([layout], "random", [0, 1], compiled) for compiled in PATHS]
     state = GameState.initial(layout)
     for number, (agent, action) in enumerate(moves):
         state = state.generate_successor(agent, action)
         code = np.full(2, ACTION_ORDER.index(action))
-        illegal = games.move_pacman(code) if agent == 0 else games.move_ghost(agent - 1, code)
-        assert not illegal.any()
-        assert _batched_signatures(games) == [_signature(state, games.grid)] * 2, number
-    return state, games
+        for games in engines:
+            illegal = games.move_pacman(code) if agent == 0 else games.move_ghost(agent - 1, code)
+            assert not illegal.any()
+            expected = [_signature(state, games.grid)] * 2
+            assert _batched_signatures(games) == expected, (games.compiled, number)
+    return state, engines[-1]
 
 
 def test_two_unscared_ghosts_caught_at_once_cost_500_each():
@@ -316,3 +332,12 @@ def test_bad_arguments_are_one_line_errors():
     games = BatchedGames(layout, 2, draw=lambda seed: load_layout("mediumClassic"))
     with pytest.raises(PacmanError, match=r"mediumClassic is 20x11; this batch's boards are 20x7"):
         games.reset(seeds=[0, 1])
+
+
+def test_the_compiled_path_without_numba_is_one_line_naming_the_extra(monkeypatch):
+    monkeypatch.setattr(kernel, "numba", None)
+    with pytest.raises(PacmanError) as refused:
+        BatchedGames(load_layout("smallClassic"), 2, compiled=True)
+    assert str(refused.value).startswith("the compiled batched engine needs Numba: pip install")
+    assert "fast" in str(refused.value) and "\n" not in str(refused.value)
+    assert not BatchedGames(load_layout("smallClassic"), 2).compiled  # NumPy, quietly

@@ -19,6 +19,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
 from same_values import assert_same  # noqa: E402
 
 from pacman.envs import BATCHED_ID  # noqa: E402
+from pacman.envs.batched import kernel  # noqa: E402
 from pacman.envs.batched.gymenv import PacmanBatchedEnv, PacmanBatchedVectorEnv  # noqa: E402
 from pacman.envs.batched.streams import StreamRandom  # noqa: E402
 from pacman.envs.vector import PacmanVectorEnv  # noqa: E402
@@ -26,6 +27,8 @@ from pacman.errors import IllegalActionError, LayoutError, PacmanError  # noqa: 
 from pacman.ghosts import DirectionalGhost, RandomGhost  # noqa: E402
 
 GHOSTS = {"random": RandomGhost, "directional": DirectionalGhost}
+#: The batched engine's paths: NumPy, and the Numba kernel where it is installed.
+PATHS = (False, True) if kernel.available() else (False,)
 
 
 def object_env(count: int, seed: int, ghost: str, **kwargs) -> PacmanVectorEnv:
@@ -54,12 +57,13 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("compiled", PATHS)
 @pytest.mark.parametrize(("layout", "kwargs", "ghost", "mode"), CASES)
-def test_game_for_game_what_the_object_vector_env_returns(layout, kwargs, ghost, mode):
+def test_game_for_game_what_the_object_vector_env_returns(layout, kwargs, ghost, mode, compiled):
     count, seed, limit = 6, 11, 40
     common = dict(layout=layout, max_episode_steps=limit, autoreset_mode=mode, **kwargs)
     old = object_env(count, seed, ghost, **common)
-    new = PacmanBatchedVectorEnv(count, ghost=ghost, **common)
+    new = PacmanBatchedVectorEnv(count, ghost=ghost, compiled=compiled, **common)
     assert new.single_observation_space == old.single_observation_space
     assert new.observation_space == old.observation_space  # bounds shared, not copied per game
     assert new.channel_names == old.channel_names and new.feature_names == old.feature_names
@@ -299,5 +303,20 @@ def test_a_closed_env_refuses_to_step_or_reset_in_one_line(vector):
     one = PacmanBatchedEnv(layout="smallClassic")
     one.reset(seed=0)
     one.close()
-    with pytest.raises(PacmanError, match=r"^PacmanBatchedVectorEnv is closed"):
+    with pytest.raises(PacmanError, match=r"^PacmanBatchedEnv is closed"):
         one.step(1)
+
+
+def test_copy_false_returns_the_env_s_own_array_with_the_same_values():
+    copied = PacmanBatchedVectorEnv(3, layout="smallClassic")
+    shared = PacmanBatchedVectorEnv(3, layout="smallClassic", copy=False)
+    first, _ = shared.reset(seed=4)
+    assert_same(copied.reset(seed=4), (first.copy(), _), "reset")
+    rng = np.random.default_rng(4)
+    for step in range(60):
+        actions = rng.integers(0, 5, size=3)
+        expected, got = copied.step(actions), shared.step(actions)
+        assert got[0] is first  # rewritten in place, never copied
+        assert_same(expected, got, f"step {step}")
+    one = gym.make(f"pacman.envs:{BATCHED_ID}", layout="smallClassic", copy=False)
+    assert one.reset(seed=4)[0].shape == first.shape[1:]

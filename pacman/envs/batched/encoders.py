@@ -15,6 +15,7 @@ import numpy as np
 
 from pacman.directions import ACTION_ORDER
 from pacman.distances import maze_distances
+from pacman.envs.batched import kernel
 from pacman.envs.batched.engine import BatchedGames
 from pacman.envs.compact import (
     CAPSULE_DISTANCE,
@@ -61,6 +62,17 @@ class BatchedGrid:
         self._ghost_offsets = ((PACMAN + 1 + ghost_channels) * cells)[:, None]
         self._scared_offset = (channels - 1) * cells
         self._templates: dict[int, np.ndarray] = {}
+        # What the compiled marks read of the layout of the planes (see kernel.mark_grid).
+        self._layout = (
+            self._rows,
+            self._ghost_offsets[:, 0].copy(),
+            cells,
+            FOOD,
+            CAPSULES,
+            PACMAN,
+            self._scared_offset,
+            per_ghost_channels,
+        )
 
     def _template(self, slot: int) -> np.ndarray:
         """A slot's board without agents: walls, food and capsules."""
@@ -86,6 +98,17 @@ class BatchedGrid:
                 view[started] = self._template(0)
             else:
                 view[started] = np.stack([self._template(int(s)) for s in slots])
+        if games.compiled:
+            kernel.mark_grid(
+                self._storage,
+                self._marks,
+                self._layout,
+                games.pacman,
+                games.ghosts,
+                games.timers,
+                games.grid.cell_of_q,
+            )
+            return self.array
         self._storage[self._marks.reshape(-1)] = 0.0
         rows, plane = self._rows, self._plane
         under = rows + games.pacman

@@ -1,7 +1,8 @@
 """``BatchedGames``: N games of one board size as arrays, stepped together with CS188's rules.
 
 The state of game ``i`` is row or column ``i`` of a few arrays (see the attributes); a move is
-the same dozen array operations for every game, whatever its board. The rules are those of
+the same dozen array operations for every game, whatever its board, or with Numba (``kernel``)
+one compiled loop over the games. The rules are those of
 ``pacman.state`` (see RULES.md), including the odd ones: Stop keeps Pac-Man's facing, two
 unscared ghosts touched at once cost 500 each, eating the last food wins even with a ghost on
 the cell (but a scared ghost there is still eaten), a scared ghost's timer running out between
@@ -18,11 +19,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pacman.envs.batched import choices
+from pacman.envs.batched import choices, kernel
 from pacman.envs.batched.boards import NAME_BIT, STOP_CODE, BoardSlots
 from pacman.envs.batched.streams import Streams
 from pacman.envs.limits import check_num_envs, game_bytes
 from pacman.errors import PacmanError
+from pacman.extras import install_hint
 from pacman.state import FOOD_SCORE, GHOST_SCORE, LOSE_PENALTY, SCARED_TIME, TIME_PENALTY, WIN_SCORE
 
 if TYPE_CHECKING:
@@ -48,7 +50,8 @@ class BatchedGames:
     """``num_games`` games on boards of ``layout``'s size, with at most ``num_ghosts`` ghosts.
 
     ``draw`` (``seed -> Layout``) gives every game its own board, a new one each time it starts;
-    without it all play ``layout``. Ghosts are ``"random"`` or ``"directional"``.
+    without it all play ``layout``. Ghosts are ``"random"`` or ``"directional"``. ``compiled``:
+    move with the Numba kernel (``kernel``; the default when Numba imports) or NumPy (False).
 
     State, game ``i`` in the last axis: ``pacman`` (cell), ``pacman_facing`` (action code),
     ``ghosts`` (``(G, N)`` half cells), ``ghost_facing``, ``timers`` (scared), ``food`` and
@@ -65,6 +68,7 @@ class BatchedGames:
         draw: Callable[[int], Layout] | None = None,
         prob_attack: float = 0.8,
         prob_scared_flee: float = 0.8,
+        compiled: bool | None = None,
     ) -> None:
         if int(num_games) != num_games or num_games < 1:
             raise PacmanError(f"the number of games must be a whole number >= 1, not {num_games!r}")
@@ -102,6 +106,53 @@ class BatchedGames:
         self._dx = np.array([[-1, 0, 1, 0, 0][c] for c in order], np.int64)
         self._dy = np.array([[0, 0, 0, 1, -1][c] for c in order], np.int64)
         self._weights = (1 << np.arange(4)).astype(np.int64)
+        if compiled and not kernel.available():
+            raise PacmanError(f"the compiled batched engine needs Numba: {install_hint('fast')}")
+        self.compiled = kernel.available() if compiled is None else bool(compiled)
+        self._tables = self._kernel_tables() if self.compiled else ()
+
+    def _kernel_tables(self) -> tuple:
+        """The lookup tables the kernel reads, in its order (see ``kernel``)."""
+        grid, boards = self.grid, self.boards
+        return (
+            self._slot_cells,
+            self._slot_halves,
+            boards.pacman_legal,
+            boards.pacman_to,
+            boards.ghost_legal,
+            grid.q_of_cell,
+            grid.half_steps,
+            grid.snap,
+            grid.x2,
+            grid.y2,
+            self._uniform,
+            self._directional,
+            self._choice,
+            self._first_legal,
+            NAME_BIT,
+            self._dx,
+            self._dy,
+            int(grid.row_stride),
+            self.ghost_kind == "directional",
+        )
+
+    def _kernel_state(self) -> tuple:
+        """The state arrays the kernel moves in place, in its order."""
+        return (
+            self.pacman,
+            self.pacman_q,
+            self.pacman_facing,
+            self.ghosts,
+            self.ghost_facing,
+            self.timers,
+            self.ghost_starts,
+            self.food,
+            self.capsules,
+            self.food_left,
+            self.scores,
+            self.outcome,
+            self.ghost_stream.state,
+        )
 
     # ------------------------------------------------------------------ starting
 
@@ -121,6 +172,17 @@ class BatchedGames:
         if boards.draw is not None and len(games):
             for game, word in zip(games.tolist(), self.board_stream.words(games), strict=True):
                 boards.load(game, boards.draw(word >> 33))
+        if self.compiled:
+            starts = (
+                self.slot,
+                boards.pacman_start,
+                self.grid.q_of_cell,
+                boards.ghost_starts,
+                boards.food,
+                boards.capsules,
+            )
+            kernel.restart(self._kernel_state(), starts, games)
+            return
         slots = self.slot[games]
         self.pacman[games] = boards.pacman_start[slots]
         self.pacman_q[games] = self.grid.q_of_cell[self.pacman[games]]
@@ -145,6 +207,10 @@ class BatchedGames:
 
         Returns where Pac-Man's action was illegal.
         """
+        if self.compiled:
+            illegal = np.empty(self.num_games, dtype=bool)
+            kernel.step_all(self._kernel_state(), self._tables, _codes(actions), illegal)
+            return illegal
         illegal = self.move_pacman(actions)
         for index in range(self.num_ghosts):
             self.move_ghost(index)
@@ -152,6 +218,10 @@ class BatchedGames:
 
     def move_pacman(self, actions: np.ndarray) -> np.ndarray:
         """Move Pac-Man in every running game; returns where its action was illegal (played as Stop)."""
+        if self.compiled:
+            illegal = np.empty(self.num_games, dtype=bool)
+            kernel.pacman_all(self._kernel_state(), self._tables, _codes(actions), illegal)
+            return illegal
         running = self.outcome == RUNNING
         every = bool(running.all())
         actions = np.asarray(actions)
@@ -194,6 +264,11 @@ class BatchedGames:
         Given actions that are illegal (Stop, a wall, a reversal) are replaced by the ghost's
         first legal action; returns where that happened.
         """
+        if self.compiled:
+            illegal = np.empty(self.num_games, dtype=bool)
+            codes = np.full(self.num_games, -1) if actions is None else _codes(actions)
+            kernel.ghost_all(self._kernel_state(), self._tables, index, codes, illegal)
+            return illegal
         running = self.outcome == RUNNING
         every = bool(running.all())
         position, facing, timer = self.ghosts[index], self.ghost_facing[index], self.timers[index]
@@ -296,9 +371,13 @@ class BatchedGames:
         """The board game ``game`` plays on."""
         return self.boards.layouts[int(self.slot[game])]
 
+    def cell_keys(self) -> np.ndarray:
+        """Each game's Pac-Man cell in the stacked per-cell tables (``pacman_mask``'s rows)."""
+        return self._slot_cells + self.pacman
+
     def legal_mask(self) -> np.ndarray:
         """``(N, 5)`` ``int8``: Pac-Man's legal actions, zeros in won or lost games."""
-        mask = self.boards.pacman_mask[self._slot_cells + self.pacman]
+        mask = self.boards.pacman_mask[self.cell_keys()]
         over = self.is_over()
         if over.any():
             mask[over] = 0
@@ -307,3 +386,8 @@ class BatchedGames:
     def pacman_legal(self, actions: np.ndarray) -> np.ndarray:
         """Whether each game's Pac-Man may play its action (before moving it)."""
         return self.boards.pacman_legal[(self._slot_cells + self.pacman) * 5 + actions]
+
+
+def _codes(actions: np.ndarray) -> np.ndarray:
+    """Action codes as the ``int64`` array the kernel is compiled for."""
+    return np.asarray(actions, dtype=np.int64)

@@ -27,15 +27,19 @@ from gymnasium.vector.utils import batch_space
 from pacman.directions import ACTION_ORDER
 from pacman.envs.batched.encoders import BatchedFeatures, BatchedGrid, BatchedWindow
 from pacman.envs.batched.engine import BatchedGames
+from pacman.envs.batched.streams import StreamRandom
 from pacman.envs.compact import FEATURE_NAMES
 from pacman.envs.limits import check_num_envs, game_bytes
-from pacman.envs.single import ENDED_MASK, check_illegal_action, check_observation
+from pacman.envs.single import ENDED_MASK, PacmanEnv, check_illegal_action, check_observation
 from pacman.envs.vector import autoreset_setting, check_open
 from pacman.errors import IllegalActionError, PacmanError
+from pacman.ghosts import DirectionalGhost, RandomGhost
 from pacman.layout import Layout, load_layout
 from pacman.mazegen import is_spec, parse_spec
 
 OBSERVATION_KINDS = ("grid", "features", "window")
+#: The object engine's ghost of each batched ghost kind.
+BATCHED_GHOSTS = {"random": RandomGhost, "directional": DirectionalGhost}
 
 
 def batch_boards(layout: str | Layout) -> tuple[Layout, Any]:
@@ -65,7 +69,10 @@ class PacmanBatchedVectorEnv(VectorEnv):
     size), ``num_ghosts``, ``ghost`` (``"random"`` or ``"directional"``), ``illegal_action``,
     ``observation`` (``"grid"``, ``"features"`` or ``"window"``), ``per_ghost_channels``,
     ``window_radius``, ``reward_scale``, ``max_episode_steps`` and ``autoreset_mode``. No
-    ``reward_fn`` (states are arrays here) and no rendering.
+    ``reward_fn`` (states are arrays here) and no rendering. ``copy=False`` (as Gymnasium's
+    vector envs' ``copy``) returns the env's own observation array, rewritten by the next step:
+    no copy of every game's planes a step. ``compiled``: ``BatchedGames``' (the Numba kernel
+    when it imports, or False for NumPy).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 10}
@@ -85,6 +92,8 @@ class PacmanBatchedVectorEnv(VectorEnv):
         autoreset_mode: Any = "next_step",
         render_mode: None = None,
         reward_fn: None = None,
+        copy: bool = True,
+        compiled: bool | None = None,
     ) -> None:
         num_envs = check_count(num_envs)
         if reward_fn is not None:
@@ -103,7 +112,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
             first.width, first.height, ghosts, observation, int(window_radius), draw is not None
         )
         check_num_envs(num_envs, each)
-        self.games = BatchedGames(first, num_envs, num_ghosts, ghost, draw)
+        self.games = BatchedGames(first, num_envs, num_ghosts, ghost, draw, compiled=compiled)
         self.layout = first
         self.num_envs = num_envs
         self.num_ghosts = self.games.num_ghosts
@@ -111,6 +120,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         self.illegal_action = illegal_action
         self.reward_scale = float(reward_scale)
         self.max_episode_steps = max_episode_steps
+        self.copy = bool(copy)
         self._set_observation(observation, per_ghost_channels, int(window_radius))
         self.single_action_space = spaces.Discrete(len(ACTION_ORDER))
         self.observation_space = _shared_bounds(
@@ -169,7 +179,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         self._terminations = np.zeros(self.num_envs, dtype=bool)
         self._truncations = np.zeros(self.num_envs, dtype=bool)
         observations = self._observe(games)
-        return observations.copy(), self._info(chosen)
+        return self._out(observations), self._info(chosen)
 
     def _seeds(self, seed: Any, games: np.ndarray) -> list[int] | None:
         """Each reset game's seed: ``seed + i``, a list's entries, or fresh ones the first time."""
@@ -219,7 +229,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
             self._elapsed[restarting] = 0
             rewards[restarting] = 0.0
             terminations[restarting] = truncations[restarting] = False
-        if limit is not None:
+        if limit is not None and truncations.any():
             games.stop(truncations)  # their ghosts must not draw before they restart
         self._rewards, self._terminations, self._truncations = rewards, terminations, truncations
         observations = self._observe(restarting)
@@ -227,7 +237,13 @@ class PacmanBatchedVectorEnv(VectorEnv):
         if self.same_step and ended.any():
             return self._restart(ended, observations)
         np.copyto(self._autoreset, ended)
-        return observations.copy(), rewards, terminations, truncations.copy(), self._info()
+        # No game has ended since ``terminations``: restarted ones run, stopped ones are not over.
+        info = self._info(over=terminations)
+        return self._out(observations), rewards, terminations, truncations.copy(), info
+
+    def _out(self, observations: np.ndarray) -> np.ndarray:
+        """What a step returns of the encoder's array: a copy unless ``copy=False``."""
+        return observations.copy() if self.copy else observations
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Actions as an int array of shape (num_envs,), each 0 to 4, else PacmanError."""
@@ -279,7 +295,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
             final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy()
         )
         return (
-            observations.copy(),
+            self._out(observations),
             self._rewards,
             self._terminations,
             self._truncations,
@@ -295,16 +311,19 @@ class PacmanBatchedVectorEnv(VectorEnv):
             return self._features.update()
         return grid
 
-    def _info(self, chosen: np.ndarray | None = None) -> dict[str, Any]:
-        """The batched info; after a partial reset only the ``chosen`` games have entries."""
+    def _info(
+        self, chosen: np.ndarray | None = None, over: np.ndarray | None = None
+    ) -> dict[str, Any]:
+        """The batched info; after a partial reset only the ``chosen`` games have entries.
+        ``over``: the games won or lost, when the caller knows them."""
         games = self.games
         info = {
-            "action_mask": self._pacman_masks(),
+            "action_mask": self._pacman_masks(over),
             "score": games.scores.astype(np.float64),
             "illegal": self._illegal.copy(),
         }
         partial = chosen is not None and chosen is not self._all
-        present = self._all.copy() if chosen is None else chosen.copy()
+        present = self._all if chosen is None else chosen
         batched: dict[str, Any] = {}
         for key, values in info.items():
             if partial:
@@ -321,12 +340,14 @@ class PacmanBatchedVectorEnv(VectorEnv):
         """``(num_envs, 5)`` booleans: each game's legal actions (sb3-contrib's convention)."""
         return self._pacman_masks().astype(bool)
 
-    def _pacman_masks(self) -> np.ndarray:
+    def _pacman_masks(self, over: np.ndarray | None = None) -> np.ndarray:
         """``(num_envs, 5)`` ``int8``: each game's legal actions, Stop alone where it has ended
-        (as ``PacmanEnv``'s: a mask is never empty)."""
+        (as ``PacmanEnv``'s: a mask is never empty); ``over``: the games won or lost."""
         games = self.games
-        masks = games.legal_mask()
-        masks[games.is_over()] = ENDED_MASK
+        masks = games.boards.pacman_mask[games.cell_keys()]
+        over = games.is_over() if over is None else over
+        if over.any():
+            masks[over] = ENDED_MASK
         return masks
 
 
@@ -334,44 +355,81 @@ class PacmanBatchedEnv(gym.Env):
     """One game of the batched engine as a ``gymnasium.Env`` (``PacmanEnv``'s API and spaces).
 
     Takes :class:`PacmanBatchedVectorEnv`'s arguments but ``num_envs``, ``max_episode_steps``
-    (``gymnasium.make`` adds the time limit) and ``autoreset_mode``.
+    (``gymnasium.make`` adds the time limit) and ``autoreset_mode``. On one board (not a
+    ``random:`` distribution) the game is played by the object engine, a ``PacmanEnv`` whose
+    ghosts draw from the batched game's stream: the same moves, without a batch's overhead.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 10}
 
     def __init__(self, **kwargs: Any) -> None:
-        self.vector = PacmanBatchedVectorEnv(1, **kwargs)
+        self.vector = PacmanBatchedVectorEnv(1, **kwargs)  # checks the arguments, gives spaces
         self.observation_space = self.vector.single_observation_space
         self.action_space = self.vector.single_action_space
         self.channel_names = self.vector.channel_names
         self.feature_names = self.vector.feature_names
+        self.closed = False
         self._over = True
+        self._stream = StreamRandom()
+        self._started = False
+        self._game = None if self.vector.games.boards.draw else self._object_game(kwargs)
+
+    def _object_game(self, kwargs: dict[str, Any]) -> PacmanEnv:
+        """The object engine's env playing this game, its ghosts drawing from ``_stream``."""
+        kind = BATCHED_GHOSTS[self.vector.games.ghost_kind]
+        unused = (
+            "layout",
+            "ghost",
+            "copy",
+            "compiled",
+        )  # a game's observation is always its own array
+        settings = {key: value for key, value in kwargs.items() if key not in unused}
+        settings["num_ghosts"] = self.vector.num_ghosts
+        return PacmanEnv(
+            self.vector.layout, ghost=lambda index, _: kind(index, rng=self._stream), **settings
+        )
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        observations, info = self.vector.reset(seed=seed, options=options)
+        check_open(self)
         self._over = False
-        return observations[0], _first(info)
+        if self._game is None:
+            observations, info = self.vector.reset(seed=seed, options=options)
+            return observations[0], _first(info)
+        if options and "state" in options:
+            raise PacmanError("the batched engine starts games from their layout: no 'state'")
+        if seed is not None or not self._started:
+            self._stream.seed(seed)  # None the first time: a fresh stream, as the vector's
+        self._started = True
+        return self._game.reset(seed=seed)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        check_open(self)
         if self._over:
             raise PacmanError("the episode has ended (won or lost); call reset()")
         try:
             code = operator.index(action)  # ints, NumPy integers and 0-d integer arrays
         except TypeError:
             raise PacmanError(f"action {action!r} is not in Discrete(5): use 0 to 4") from None
+        if self._game is not None:
+            observation, reward, terminated, truncated, info = self._game.step(code)
+            self._over = terminated
+            return observation, reward, terminated, truncated, info
         observations, rewards, terminations, _, info = self.vector.step(np.array([code]))
         self._over = bool(terminations[0])
         return observations[0], float(rewards[0]), self._over, False, _first(info)
 
     def close(self) -> None:
         """End the game for good: a step after it is refused, as the vector env's."""
+        self.closed = True
         self.vector.close()
 
     def action_mask(self) -> np.ndarray:
         """The legal actions now as an ``int8`` mask."""
+        if self._game is not None:
+            return self._game.action_mask()
         return self.vector.action_masks()[0].astype(np.int8)
 
     def action_masks(self) -> np.ndarray:
