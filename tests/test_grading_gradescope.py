@@ -213,6 +213,8 @@ def test_bundle_grades_on_gradescope_as_root_and_with_docker_capabilities(arena)
             "q4/3-one-ghost-4level",
         }
         assert [e["name"] for e in results["leaderboard"]] == [
+            "Player",
+            "Score",
             "Wins",
             "Average score",
             "Crashes",
@@ -220,7 +222,7 @@ def test_bundle_grades_on_gradescope_as_root_and_with_docker_capabilities(arena)
         ]
         if name == "honest":
             assert all(t["status"] == "passed" for n, t in tests.items() if "q5" not in n)
-            assert results["leaderboard"][0]["value"] == 2  # both games won
+            assert results["leaderboard"][2]["value"] == 2  # both games won
         else:
             failed = tests["q3/6-tied-root"]
             assert failed["status"] == "failed" and tests["Question q3"]["score"] == 0

@@ -19,7 +19,13 @@ from typing import Any
 
 from pacman.commandline import CommandParser
 from pacman.errors import PacmanError, UsageError, machine_problem
-from pacman.grading.options import HIDDEN_VISIBILITIES, GradingJob, GradingOptions, SuiteRequest
+from pacman.grading.options import (
+    HIDDEN_VISIBILITIES,
+    PLATFORM_TIME_LIMIT,
+    GradingJob,
+    GradingOptions,
+    SuiteRequest,
+)
 from pacman.sandbox.config import ISOLATION_MODES, Limits
 from pacman.seeding import new_secret, read_secret
 
@@ -273,6 +279,31 @@ def _course(add: Any) -> None:
         help="with --gradescope-bundle: fill Gradescope's leaderboard from the EvalAgentTest "
         "games; with --submissions: rank the submissions by those games (CSV, JSON, HTML)",
     )
+    add(
+        "--baseline-agents",
+        dest="baseline_agents",
+        default=None,
+        metavar="AGENTS",
+        help="with --submissions --leaderboard: fixed agents ranked with the class, each a "
+        "class of --baseline-code with its arguments (AlphaBetaAgent:depth=2) or a student "
+        "file or folder; every submission is told which it beats",
+    )
+    add(
+        "--baseline-code",
+        dest="baseline_code",
+        default=None,
+        metavar="FILE",
+        help="the staff's file (a multiAgents.py) holding the --baseline-agents classes",
+    )
+    add(
+        "--platform-time-limit",
+        dest="platform_time_limit",
+        type=float,
+        default=PLATFORM_TIME_LIMIT,
+        metavar="SECONDS",
+        help="with --gradescope-bundle: the assignment's Gradescope timeout (default 600); "
+        "results.json is written a margin before it",
+    )
 
 
 # ------------------------------------------------------------------------------ argv -> options
@@ -316,6 +347,9 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
         processes=args.jobs or os.cpu_count() or 1,
         scheduler=args.scheduler,
         leaderboard=args.leaderboard,
+        baseline_agents=tuple(_words(args.baseline_agents)),
+        baseline_code=os.path.abspath(args.baseline_code) if args.baseline_code else None,
+        platform_time_limit=args.platform_time_limit,
         bundle=args.gradescope_bundle,
         hidden=args.hidden,
         hidden_visibility=args.hidden_visibility,
@@ -410,6 +444,14 @@ def _check_combinations(args: argparse.Namespace) -> None:
             raise UsageError("--leaderboard goes with --gradescope-bundle ZIP or --submissions DIR")
     if args.fresh_trees and (args.run_test or args.generate_solutions):
         raise UsageError("--fresh-trees grades whole questions: leave out -t, --generate-solutions")
+    if (args.baseline_agents or args.baseline_code) and not (args.submissions and args.leaderboard):
+        raise UsageError(
+            "--baseline-agents and --baseline-code go with --submissions --leaderboard"
+        )
+    if not args.platform_time_limit > 0:
+        raise UsageError(
+            f"--platform-time-limit {args.platform_time_limit:g}: give seconds above 0"
+        )
     if args.fresh_trees and not (args.game_secret or args.gradescope_bundle):
         raise UsageError("--fresh-trees needs --game-secret (a regrade draws the same trees)")
     if args.submissions and args.scheduler not in (None, "local") and args.jobs is not None:
