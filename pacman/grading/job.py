@@ -52,9 +52,15 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
         print(build_bundle(job, options), file=out)
         return 0
     if job.submissions:
+        from pacman.grading.baselines import baseline_tasks
         from pacman.grading.batch import run_batch
 
         questions, suite = suite_to_send(job, options)
+        points = tuple((q.name, q.max_points) for q in questions)
+        names = list(job.student_code)
+        baselines = baseline_tasks(
+            job.baseline_agents, job.baseline_code, names, suite, options, points
+        )
         warning = _batch_probe(job, options)
         return run_batch(
             job.submissions,
@@ -69,6 +75,7 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
             leaderboard=job.leaderboard,
             graded=graded,
             warning=warning,
+            baselines=baselines if job.baseline_agents else None,
         )
     if job.results:
         prepare_output_file("--results", job.results)
