@@ -96,22 +96,22 @@ def leaderboard_name(root: str, secret: str) -> tuple[str, str | None]:
 # ------------------------------------------------------------------------------ time limit
 
 
-class ReportCopy(io.TextIOBase):
+class ReportCopy(io.StringIO):
     """The grader's report as it is printed, kept to say which questions were finished."""
 
     def __init__(self, out: TextIO) -> None:
+        super().__init__()
         self.out = out
-        self.parts: list[str] = []
 
     def write(self, text: str) -> int:
-        self.parts.append(text)
+        super().write(text)
         return self.out.write(text)
 
     def flush(self) -> None:
         self.out.flush()
 
     def text(self) -> str:
-        return "".join(self.parts)
+        return self.getvalue()
 
 
 #: A finished question's last line in the report (student output is always behind "***").

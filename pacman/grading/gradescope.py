@@ -221,7 +221,7 @@ def build_bundle(job: GradingJob, options: GradingOptions) -> str:
     hidden = hidden_names(job.hidden, questions)
     with tempfile.TemporaryDirectory(prefix="pacman-bundle-") as scratch:
         wheel = build_wheel(scratch)
-        config = {
+        config: dict[str, Any] = {
             "format": BUNDLE_FORMAT,
             "version": BUNDLE_VERSION,
             "student_code": list(job.student_code),

@@ -84,7 +84,7 @@ def rank(
     """One row per graded submission (its grades.json record), best first; with
     ``baselines`` (records of fixed agents), those too, each submission's ``beats`` naming
     the baselines it ranks strictly above (a tie beats none)."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for record in [*records, *(baselines or [])]:
         tests = [t for q in record["questions"].values() for t in q.get("tests", [])]
         totals = game_totals(tests)
