@@ -172,6 +172,11 @@ def test_a_stopped_run_keeps_the_questions_finished():
     assert results["score"] == 7.5
     assert results["output"] == "why\nFinished: Question q2: 5/5\nFinished: Question q3: 2.5/5"
     assert [t["name"] for t in results["tests"]] == ["Question q2", "Question q3"]
+    # A hidden question (or one of its tests hidden) counts, and is shown as a finished run
+    # shows it: in its own entry, with the bundle's visibility; never in the output.
+    hidden = stopped_results(report, "why", ["q3/1-some-test"], "after_due_date")
+    assert hidden["score"] == 7.5 and hidden["output"] == "why\nFinished: Question q2: 5/5"
+    assert [t["visibility"] for t in hidden["tests"]] == ["visible", "after_due_date"]
     assert (firing_time(600), firing_time(3)) == (570, 2.7)
 
 

@@ -24,7 +24,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from pacman.grading.options import PLATFORM_TIME_LIMIT
@@ -118,18 +118,34 @@ class ReportCopy(io.StringIO):
 _QUESTION_DONE = re.compile(r"^### Question (\S+): ([0-9.]+)/([0-9]+) ###$", re.MULTILINE)
 
 
-def stopped_results(report: str, why: str) -> dict[str, Any]:
+def stopped_results(
+    report: str, why: str, hidden: Sequence[str] = (), when: str = "after_published"
+) -> dict[str, Any]:
     """results.json for a run stopped part way: the points of the questions finished, and
-    ``why`` the rest got none."""
+    ``why`` the rest got none. A question ``hidden`` names (or one of its tests) gets the
+    visibility ``when`` and no line in the output, as in a finished run."""
     done = [(m[1], float(m[2]), int(m[3])) for m in _QUESTION_DONE.finditer(report)]
+
+    def held_back(name: str) -> bool:
+        return any(entry == name or entry.startswith(name + "/") for entry in hidden)
+
     lines = [why]
-    lines += [f"Finished: Question {name}: {points:g}/{most}" for name, points, most in done]
+    lines += [
+        f"Finished: Question {name}: {points:g}/{most}"
+        for name, points, most in done
+        if not held_back(name)
+    ]
     return {
         "score": sum(points for _, points, _ in done),
         "output": "\n".join(lines),
         "visibility": "visible",
         "tests": [
-            {"name": f"Question {name}", "score": points, "max_score": most}
+            {
+                "name": f"Question {name}",
+                "score": points,
+                "max_score": most,
+                "visibility": when if held_back(name) else "visible",
+            }
             for name, points, most in done
         ],
         "extra_data": {"stopped": why},
@@ -159,18 +175,23 @@ class PlatformTimer:
         self.fired: dict[str, Any] | None = None
         self._timer: threading.Timer | None = None
         self.started = time.monotonic()
+        self.hidden: list[str] = []
+        self.when = "hidden"
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    def start(self, limit: float) -> None:
+    def start(self, limit: float, hidden: Sequence[str] = (), when: str = "hidden") -> None:
+        """Fire a margin before ``limit`` seconds from the start; ``hidden`` questions and
+        tests and their visibility ``when``, as the bundle holds them."""
+        self.hidden, self.when = list(hidden), when
         wait = max(0.0, firing_time(limit) - self.elapsed())
         self._timer = threading.Timer(wait, self._fire, [limit])
         self._timer.daemon = True
         self._timer.start()
 
     def _fire(self, limit: float) -> None:
-        self.fired = stopped_results(self.report.text(), time_limit_note(limit))
+        self.fired = self.stopped(time_limit_note(limit))
         self.write(self.fired)
         os.kill(os.getpid(), signal.SIGTERM)
         # A test thread may be in the middle of a game the grader waits for: half the margin
@@ -178,6 +199,10 @@ class PlatformTimer:
         # results written.
         time.sleep((limit - firing_time(limit)) / 2)
         os.kill(os.getpid(), signal.SIGTERM)
+
+    def stopped(self, why: str) -> dict[str, Any]:
+        """The results of the grading so far, stopped for ``why``."""
+        return stopped_results(self.report.text(), why, self.hidden, self.when)
 
     def cancel(self) -> None:
         if self._timer is not None:

@@ -33,7 +33,6 @@ from pacman.grading.bundle_safety import (
     check_bundle_suite,
     leaderboard_name,
     stopped_by_signal_note,
-    stopped_results,
 )
 from pacman.grading.options import HIDDEN_VISIBILITIES, GradingJob, GradingOptions
 from pacman.sandbox import untrusted
@@ -451,7 +450,9 @@ def grade_bundle(root: str, out: TextIO, timer: PlatformTimer | None = None) -> 
     source = os.path.join(root, "source")
     config = read_config(source)
     if timer is not None:
-        timer.start(float(config.get("platform_time_limit") or DEFAULT_PLATFORM_LIMIT))
+        limit = float(config.get("platform_time_limit") or DEFAULT_PLATFORM_LIMIT)
+        when = config.get("hidden_visibility", HIDDEN_VISIBILITIES[0])
+        timer.start(limit, config.get("hidden", []), when)
     check_bundle_suite(os.path.join(source, "test_cases"))
     submission = os.path.join(root, "submission")
     if not os.path.isdir(submission):
@@ -504,7 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with interruption_handled():
             results = grade_bundle(root, report, timer)
     except KeyboardInterrupt:  # the timer's SIGTERM, or the platform's
-        results = timer.fired or stopped_results(report.text(), stopped_by_signal_note())
+        results = timer.fired or timer.stopped(stopped_by_signal_note())
     except PacmanError as error:
         line = str(error) if str(error).startswith("autograder:") else f"autograder: {error}"
         print(line, file=sys.stderr)
