@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -115,8 +116,11 @@ def test_the_leaderboard_shows_a_pseudonym_never_the_login(arena):
     text = json.dumps(results)
     assert "lovelace" not in text.lower() and "Ada" not in text
 
-    chosen = _tree(arena / "chosen", HONEST.read_text())
-    (chosen / "submission" / "pseudonym.txt").write_text("  Pac Sprinter 9\n")
+    # Handed in as a folder: the name is found beside the student's file.
+    chosen = _tree(arena / "chosen", None)
+    (chosen / "submission" / "project").mkdir()
+    shutil.copy(HONEST, chosen / "submission" / "project" / "multiAgents.py")
+    (chosen / "submission" / "project" / "pseudonym.txt").write_text("  Pac Sprinter 9\n")
     results, _ = _run(chosen)
     assert results["leaderboard"][0] == {"name": "Player", "value": "Pac Sprinter 9"}
 

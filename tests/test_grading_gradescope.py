@@ -145,6 +145,9 @@ def test_bundle_grades_on_gradescope_as_root_and_with_docker_capabilities(arena)
         "test_cases/" + str(p.relative_to(suite)) for p in suite.rglob("*") if p.is_file()
     )
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
+    with zipfile.ZipFile(bundle) as archive:
+        config = json.loads(archive.read("pacman-bundle.json"))
+    assert config["platform_time_limit"] == 600.0  # Gradescope's default timeout
 
     hand_in = arena / "hand-in"
     texts = {"honest": HONEST.read_text(), "mutant": submission_text(MUTANT)}

@@ -448,6 +448,8 @@ def _check_combinations(args: argparse.Namespace) -> None:
         raise UsageError(
             "--baseline-agents and --baseline-code go with --submissions --leaderboard"
         )
+    if args.platform_time_limit != PLATFORM_TIME_LIMIT and not args.gradescope_bundle:
+        raise UsageError("--platform-time-limit goes with --gradescope-bundle ZIP")
     if not args.platform_time_limit > 0:
         raise UsageError(
             f"--platform-time-limit {args.platform_time_limit:g}: give seconds above 0"

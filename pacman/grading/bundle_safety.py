@@ -73,11 +73,15 @@ def submission_id(root: str) -> str:
     return str(found) if isinstance(found, (int, str)) else ""
 
 
-def leaderboard_name(root: str, secret: str) -> tuple[str, str | None]:
-    """The submission's leaderboard name and, when its ``pseudonym.txt`` could not be used,
-    a line saying why (shown to the student)."""
+def leaderboard_name(root: str, secret: str, beside: str = "") -> tuple[str, str | None]:
+    """The submission's leaderboard name and, when its ``pseudonym.txt`` (at the top of the
+    submission, or in its folder ``beside`` the student's files) could not be used, a line
+    saying why (shown to the student)."""
     fallback = derived_pseudonym(secret, submission_id(root) or "no submission id")
-    raw = _read_small(os.path.join(root, "submission", PSEUDONYM_FILE))
+    folder = os.path.join(root, "submission")
+    raw = _read_small(os.path.join(folder, PSEUDONYM_FILE))
+    if raw is None and beside:
+        raw = _read_small(os.path.join(folder, beside, PSEUDONYM_FILE))
     if raw is None:
         return fallback, None
     try:

@@ -476,7 +476,7 @@ def grade_bundle(root: str, out: TextIO, timer: PlatformTimer | None = None) -> 
     graded = grade_one(job, options, out)
     assert graded is not None  # never --generate-solutions here
     run, warning = graded
-    player = leaderboard_name(root, str(config.get("game_secret")))
+    player = leaderboard_name(root, str(config.get("game_secret")), os.path.dirname(names[0]))
     return gradescope_results(run, warning, config, options.mute, job.graded(), player)
 
 
