@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from grading_submissions import AFTER_IMPORTS, HONEST, apply_changes
+from test_grading_leaderboard import ANCHOR, CONTEST, contest_suite
 
 from pacman.grading.bundle_safety import (
     derived_pseudonym,
@@ -29,22 +30,8 @@ from pacman.grading.bundle_safety import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-ANCHOR = "return self.value(gameState, 0, 0)[1]"
 SECRET = "the course's own"
 LOGIN = "ada.lovelace@example.edu"
-
-#: Two quick games of the contest agent, and one small tree question before them.
-CONTEST = """class: "EvalAgentTest"
-agentName: "ExpectimaxAgent"
-agentArgs: "evalFn=better,depth=1"
-layoutName: "smallClassic"
-maxTime: "1"
-numGames: "2"
-randomSeed: "3"
-ghosts: "[RandomGhost(1)]"
-scoreThresholds: "500 1000"
-winsThresholds: "1 2"
-"""
 
 needs_root = pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() != 0,
@@ -56,11 +43,7 @@ def _tree(base: Path, text: str | None, **config_changes) -> Path:
     """``base``/autograder as Gradescope lays it out, the student's file ``text`` (None:
     not handed in)."""
     root = base / "autograder"
-    suite = root / "source" / "test_cases"
-    (suite / "contest").mkdir(parents=True)
-    (suite / "CONFIG").write_text('order: "contest"\n')
-    (suite / "contest" / "CONFIG").write_text('max_points: "4"\nclass: "PartialCreditQuestion"\n')
-    (suite / "contest" / "grade-agent.test").write_text(CONTEST)
+    contest_suite(root / "source" / "test_cases")
     config = {
         "format": "pacman-gradescope-bundle",
         "version": 2,

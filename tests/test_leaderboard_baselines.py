@@ -12,25 +12,19 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from grading_submissions import HONEST, apply_changes
-from test_grading_leaderboard import ANCHOR, CONTEST
+from test_grading_leaderboard import ANCHOR, class_leaderboard, contest_suite
 
 from pacman.grading import main
 
-REPO = Path(__file__).resolve().parents[1]
 WEAK = [("ExpectimaxAgent", ANCHOR, "return gameState.getLegalActions(0)[0]")]
 CRASH = [("ExpectimaxAgent", ANCHOR, "return 1 / 0")]
 
 
 def test_submissions_are_ranked_against_fixed_baselines(tmp_path):
-    suite = tmp_path / "suite"
-    (suite / "contest").mkdir(parents=True)
-    (suite / "CONFIG").write_text('order: "contest"\n')
-    (suite / "contest" / "CONFIG").write_text('max_points: "4"\nclass: "PartialCreditQuestion"\n')
-    (suite / "contest" / "grade-agent.test").write_text(CONTEST)
+    suite = contest_suite(tmp_path / "suite")
     hand_ins = tmp_path / "submissions"
     texts = {
         "strong": HONEST.read_text(),
@@ -47,23 +41,11 @@ def test_submissions_are_ranked_against_fixed_baselines(tmp_path):
     weak_file.write_text(texts["weak"])
     prefix = tmp_path / "out" / "grades"
     command = [
-        sys.executable,
-        str(REPO / "autograder.py"),
-        "--test-directory",
-        str(suite),
-        "--submissions",
-        str(hand_ins),
-        "--summary",
-        str(prefix),
-        "--leaderboard",
+        *class_leaderboard(suite, hand_ins, prefix),
         "--baseline-agents",
         f"ExpectimaxAgent:evalFn=better:depth=1,ReflexAgent,{weak_file}",
         "--baseline-code",
         str(staff),
-        "-j",
-        "2",
-        "--game-secret",
-        "the leaderboard's",
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
