@@ -143,6 +143,9 @@ def test_bundle_grades_on_gradescope_as_root_and_with_docker_capabilities(arena)
         "test_cases/" + str(p.relative_to(suite)) for p in suite.rglob("*") if p.is_file()
     )
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
+    with zipfile.ZipFile(bundle) as archive:
+        config = json.loads(archive.read("pacman-bundle.json"))
+    assert config["platform_time_limit"] == 600.0  # Gradescope's default timeout
 
     hand_in = arena / "hand-in"
     texts = {"honest": HONEST.read_text(), "mutant": submission_text(MUTANT)}
@@ -211,6 +214,8 @@ def test_bundle_grades_on_gradescope_as_root_and_with_docker_capabilities(arena)
             "q4/3-one-ghost-4level",
         }
         assert [e["name"] for e in results["leaderboard"]] == [
+            "Player",
+            "Score",
             "Wins",
             "Average score",
             "Crashes",
@@ -218,7 +223,7 @@ def test_bundle_grades_on_gradescope_as_root_and_with_docker_capabilities(arena)
         ]
         if name == "honest":
             assert all(t["status"] == "passed" for n, t in tests.items() if "q5" not in n)
-            assert results["leaderboard"][0]["value"] == 2  # both games won
+            assert results["leaderboard"][2]["value"] == 2  # both games won
         else:
             failed = tests["q3/6-tied-root"]
             assert failed["status"] == "failed" and tests["Question q3"]["score"] == 0

@@ -60,19 +60,18 @@ SUBMISSIONS = {
 }
 
 
-def test_five_submissions_ranked_by_the_same_seeded_games(tmp_path):
-    suite = tmp_path / "suite"
+def contest_suite(suite: Path) -> Path:
+    """A suite of one question: the two :data:`CONTEST` games."""
     (suite / "contest").mkdir(parents=True)
     (suite / "CONFIG").write_text('order: "contest"\n')
     (suite / "contest" / "CONFIG").write_text('max_points: "4"\nclass: "PartialCreditQuestion"\n')
     (suite / "contest" / "grade-agent.test").write_text(CONTEST)
-    hand_ins = tmp_path / "submissions"
-    for name, changes in SUBMISSIONS.items():
-        (hand_ins / name).mkdir(parents=True)
-        text = apply_changes(name, name, changes) if changes else HONEST.read_text()
-        (hand_ins / name / "multiAgents.py").write_text(text)
-    prefix = tmp_path / "out" / "grades"
-    command = [
+    return suite
+
+
+def class_leaderboard(suite: Path, hand_ins: Path, prefix: Path) -> list[str]:
+    """The command that grades and ranks ``hand_ins``, the same ghosts every time."""
+    return [
         sys.executable,
         str(REPO / "autograder.py"),
         "--test-directory",
@@ -87,6 +86,17 @@ def test_five_submissions_ranked_by_the_same_seeded_games(tmp_path):
         "--game-secret",
         "the leaderboard's",  # the same ghosts' streams every time the test runs
     ]
+
+
+def test_five_submissions_ranked_by_the_same_seeded_games(tmp_path):
+    suite = contest_suite(tmp_path / "suite")
+    hand_ins = tmp_path / "submissions"
+    for name, changes in SUBMISSIONS.items():
+        (hand_ins / name).mkdir(parents=True)
+        text = apply_changes(name, name, changes) if changes else HONEST.read_text()
+        (hand_ins / name / "multiAgents.py").write_text(text)
+    prefix = tmp_path / "out" / "grades"
+    command = class_leaderboard(suite, hand_ins, prefix)
     done = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     base = f"{prefix}-leaderboard"

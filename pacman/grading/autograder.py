@@ -19,7 +19,13 @@ from typing import Any
 
 from pacman.commandline import CommandParser
 from pacman.errors import PacmanError, UsageError, machine_problem
-from pacman.grading.options import HIDDEN_VISIBILITIES, GradingJob, GradingOptions, SuiteRequest
+from pacman.grading.options import (
+    HIDDEN_VISIBILITIES,
+    PLATFORM_TIME_LIMIT,
+    GradingJob,
+    GradingOptions,
+    SuiteRequest,
+)
 from pacman.sandbox.config import ISOLATION_MODES, Limits
 from pacman.seeding import SECRET_VARIABLE, new_secret, read_secret
 
@@ -68,19 +74,8 @@ def _what_to_grade(add: Any) -> None:
         help=f"grade the project's own agents, even where this folder holds a {STUDENT_FILE}",
     )
     add("-q", "--question", dest="question", default=None, help="grade one question, e.g. q2")
-    add(
-        "-t",
-        "--test",
-        dest="run_test",
-        default=None,
-        help="run one test, e.g. test_cases/q2/0-small-tree",
-    )
-    add(
-        "--no-graphics",
-        dest="no_graphics",
-        action="store_true",
-        help="no graphics (always the case)",
-    )
+    add("-t", "--test", dest="run_test", help="run one test, e.g. test_cases/q2/0-small-tree")
+    add("--no-graphics", action="store_true", help="no graphics (always the case)")
     add(
         "--graphics",
         dest="graphics",
@@ -108,19 +103,8 @@ def _what_to_grade(add: Any) -> None:
 
 
 def _what_to_write(add: Any) -> None:
-    add(
-        "--mute",
-        dest="mute",
-        action="store_true",
-        help="do not show what the student's code prints",
-    )
-    add(
-        "-p",
-        "--print-tests",
-        dest="print_tests",
-        action="store_true",
-        help="print each test before its result",
-    )
+    add("--mute", action="store_true", help="do not show what the student's code prints")
+    add("-p", "--print-tests", action="store_true", help="print each test before its result")
     add(
         "--generate-solutions",
         dest="generate_solutions",
@@ -274,6 +258,31 @@ def _course(add: Any) -> None:
         help="with --gradescope-bundle: fill Gradescope's leaderboard from the EvalAgentTest "
         "games; with --submissions: rank the submissions by those games (CSV, JSON, HTML)",
     )
+    add(
+        "--baseline-agents",
+        dest="baseline_agents",
+        default=None,
+        metavar="AGENTS",
+        help="with --submissions --leaderboard: fixed agents ranked with the class, each a "
+        "class of --baseline-code with its arguments (AlphaBetaAgent:depth=2) or a student "
+        "file or folder; every submission is told which it beats",
+    )
+    add(
+        "--baseline-code",
+        dest="baseline_code",
+        default=None,
+        metavar="FILE",
+        help="the staff's file (a multiAgents.py) holding the --baseline-agents classes",
+    )
+    add(
+        "--platform-time-limit",
+        dest="platform_time_limit",
+        type=float,
+        default=PLATFORM_TIME_LIMIT,
+        metavar="SECONDS",
+        help="with --gradescope-bundle: the assignment's Gradescope timeout (default 600); "
+        "results.json is written a margin before it",
+    )
 
 
 # ------------------------------------------------------------------------------ argv -> options
@@ -320,6 +329,9 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
         processes=args.jobs or os.cpu_count() or 1,
         scheduler=args.scheduler,
         leaderboard=args.leaderboard,
+        baseline_agents=tuple(_words(args.baseline_agents)),
+        baseline_code=os.path.abspath(args.baseline_code) if args.baseline_code else None,
+        platform_time_limit=args.platform_time_limit,
         bundle=args.gradescope_bundle,
         hidden=args.hidden,
         hidden_visibility=args.hidden_visibility,
@@ -421,6 +433,16 @@ def _check_combinations(args: argparse.Namespace) -> None:
             raise UsageError("--leaderboard goes with --gradescope-bundle ZIP or --submissions DIR")
     if args.fresh_trees and (args.run_test or args.generate_solutions):
         raise UsageError("--fresh-trees grades whole questions: leave out -t, --generate-solutions")
+    if (args.baseline_agents or args.baseline_code) and not (args.submissions and args.leaderboard):
+        raise UsageError(
+            "--baseline-agents and --baseline-code go with --submissions --leaderboard"
+        )
+    if args.platform_time_limit != PLATFORM_TIME_LIMIT and not args.gradescope_bundle:
+        raise UsageError("--platform-time-limit goes with --gradescope-bundle ZIP")
+    if not args.platform_time_limit > 0:
+        raise UsageError(
+            f"--platform-time-limit {args.platform_time_limit:g}: give seconds above 0"
+        )
     secret_given = args.game_secret or os.environ.get(SECRET_VARIABLE, "").strip()
     if args.fresh_trees and not (secret_given or args.gradescope_bundle):
         raise UsageError("--fresh-trees needs --game-secret (a regrade draws the same trees)")

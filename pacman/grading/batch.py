@@ -124,13 +124,14 @@ def run_batch(
     leaderboard: bool = False,
     graded: dict[str, Any] | None = None,
     warning: str | None = None,
+    baselines: list[SubmissionTask] | None = None,
 ) -> int:
     """Grade every submission under ``root`` in ``jobs`` grading processes (or on the Dask
     ``scheduler``); write ``summary_prefix``.csv/.json as each submission is graded, and
     with ``leaderboard`` the ranking by the EvalAgentTest games (:mod:`.leaderboard`);
     ``graded`` (what is graded: :meth:`GradingJob.graded`) heads the report and the JSON,
-    with the weak sandbox's ``warning`` next in the report.
-    ``questions``: each question's name and points, in the suite's order.
+    with the weak sandbox's ``warning`` next; ``baselines``: fixed agents graded alongside,
+    on the leaderboard only (:mod:`.baselines`); ``questions``: names and points, in order.
 
     Returns 0, or 130/143 when interrupted (the graded submissions are kept).
     """
@@ -150,19 +151,24 @@ def run_batch(
 
         heading(graded, warning, out)
     tasks = [make_task(folder, names, suite, options, tuple(questions)) for folder in folders]
+    fixed = {task.name for task in baselines or []}
     records: list[dict[str, Any]] = []
+    fixed_records: list[dict[str, Any]] = []
     files = f"{summary_prefix}.csv, {summary_prefix}.json"
     stopped: Interrupted | None = None
     with interruption_handled(), temporary_root("pacman-batch-"):
         grades = GradesFiles(summary_prefix, [name for name, _ in questions], graded)
         # On a terminal only: a log (CI, Gradescope, a file) would keep every redraw of the bar.
-        bar = progress_bar(len(tasks), "submission", shown=sys.stderr.isatty())
+        bar = progress_bar(len(tasks) + len(fixed), "submission", shown=sys.stderr.isatty())
+        every = [*tasks, *(baselines or [])]
         try:
-            with TaskRun(grade_on_worker, tasks, jobs=jobs, scheduler=scheduler) as run:
+            with TaskRun(grade_on_worker, every, jobs=jobs, scheduler=scheduler) as run:
                 for _, record in run:
                     with signals_deferred():
-                        grades.add(record)
-                        records.append(record)
+                        kept = fixed_records if record["submission"] in fixed else records
+                        kept.append(record)
+                        if kept is records:  # a baseline is ranked, never graded
+                            grades.add(record)
                     bar.update()
         except Interrupted as stop:
             stopped = stop
@@ -182,6 +188,6 @@ def run_batch(
     if leaderboard:
         from pacman.grading.leaderboard import write_leaderboard
 
-        written = write_leaderboard(records, summary_prefix)
+        written = write_leaderboard(records, summary_prefix, fixed_records if fixed else None)
         print(f"Leaderboard: {', '.join(written)}", file=out)
     return 0

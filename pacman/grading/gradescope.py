@@ -18,7 +18,6 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import time
 import traceback
 import zipfile
 from collections.abc import Sequence
@@ -26,6 +25,15 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from pacman.errors import PacmanError, UsageError
+from pacman.execution import interruption_handled
+from pacman.grading.bundle_safety import (
+    DEFAULT_PLATFORM_LIMIT,
+    PlatformTimer,
+    ReportCopy,
+    check_bundle_suite,
+    leaderboard_name,
+    stopped_by_signal_note,
+)
 from pacman.grading.options import HIDDEN_VISIBILITIES, GradingJob, GradingOptions
 from pacman.sandbox import untrusted
 from pacman.seeding import new_secret
@@ -212,7 +220,7 @@ def build_bundle(job: GradingJob, options: GradingOptions) -> str:
     hidden = hidden_names(job.hidden, questions)
     with tempfile.TemporaryDirectory(prefix="pacman-bundle-") as scratch:
         wheel = build_wheel(scratch)
-        config = {
+        config: dict[str, Any] = {
             "format": BUNDLE_FORMAT,
             "version": BUNDLE_VERSION,
             "student_code": list(job.student_code),
@@ -220,6 +228,7 @@ def build_bundle(job: GradingJob, options: GradingOptions) -> str:
             "hidden": hidden,
             "hidden_visibility": job.hidden_visibility,
             "leaderboard": job.leaderboard,
+            "platform_time_limit": job.platform_time_limit,
             "wheel": os.path.basename(wheel),
             # The ghosts' secret: kept with the hidden files, so a regrade plays the same games.
             "game_secret": options.game_secret or new_secret(),
@@ -304,6 +313,7 @@ def gradescope_results(
     config: dict[str, Any],
     mute: bool,
     graded: dict[str, Any] | None = None,
+    player: tuple[str, str | None] = ("", None),
 ) -> dict[str, Any]:
     """Gradescope's results.json for one graded run (``graded``: what was graded, named in
     ``extra_data`` and in the output's first line).
@@ -358,6 +368,8 @@ def gradescope_results(
         output = f"{warning}\n{output}"
     if graded is not None:
         output = f"{graded_line(graded)}\n{output}"
+    if config.get("leaderboard") and player[1]:
+        output = f"{output}\n{player[1]}"
     results: dict[str, Any] = {
         "score": run.total,
         "execution_time": base["execution_time"],
@@ -372,16 +384,19 @@ def gradescope_results(
         },
     }
     if config.get("leaderboard"):
-        results["leaderboard"] = leaderboard_entries(run)
+        results["leaderboard"] = leaderboard_entries(run, player[0])
     return results
 
 
-def leaderboard_entries(run: Any) -> list[dict[str, Any]]:
-    """Gradescope's leaderboard columns from the run's EvalAgentTest games."""
+def leaderboard_entries(run: Any, player: str) -> list[dict[str, Any]]:
+    """Gradescope's leaderboard columns: the student's leaderboard name, the total, and
+    the run's EvalAgentTest games."""
     from pacman.grading.leaderboard import game_totals
 
     totals = game_totals(result for q in run.questions for result in q.tests)
     return [
+        {"name": "Player", "value": player},
+        {"name": "Score", "value": run.total},
         {"name": "Wins", "value": totals["wins"]},
         {"name": "Average score", "value": round(totals["mean_score"], 2)},
         {"name": "Crashes", "value": totals["crashes"], "order": "asc"},
@@ -421,12 +436,18 @@ def bundle_secret(config: dict[str, Any]) -> str:
     return secret
 
 
-def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
-    """Grade ``root``/submission with the bundle in ``root``/source; Gradescope's JSON."""
+def grade_bundle(root: str, out: TextIO, timer: PlatformTimer | None = None) -> dict[str, Any]:
+    """Grade ``root``/submission with the bundle in ``root``/source; Gradescope's JSON
+    (``timer``, started here: the platform's time limit the bundle was made with)."""
     from pacman.grading.job import grade_one
 
     source = os.path.join(root, "source")
     config = read_config(source)
+    if timer is not None:
+        limit = float(config.get("platform_time_limit") or DEFAULT_PLATFORM_LIMIT)
+        when = config.get("hidden_visibility", HIDDEN_VISIBILITIES[0])
+        timer.start(limit, config.get("hidden", []), when)
+    check_bundle_suite(os.path.join(source, "test_cases"))
     submission = os.path.join(root, "submission")
     if not os.path.isdir(submission):
         raise UsageError(f"{submission}: no submission folder")
@@ -449,7 +470,8 @@ def grade_bundle(root: str, out: TextIO) -> dict[str, Any]:
     graded = grade_one(job, options, out)
     assert graded is not None  # never --generate-solutions here
     run, warning = graded
-    return gradescope_results(run, warning, config, options.mute, job.graded())
+    player = leaderboard_name(root, str(config.get("game_secret")), os.path.dirname(names[0]))
+    return gradescope_results(run, warning, config, options.mute, job.graded(), player)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -470,9 +492,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("pacman-multiagent grader installed")
         return 0
     root = args[0] if args else "/autograder"
-    started = time.monotonic()
+    target = os.path.join(root, "results", "results.json")
+    report = ReportCopy(sys.stdout)
+    timer = PlatformTimer(lambda data: write_json(target, data), report)
     try:
-        results = grade_bundle(root, sys.stdout)
+        with interruption_handled():
+            results = grade_bundle(root, report, timer)
+    except KeyboardInterrupt:  # the timer's SIGTERM, or the platform's
+        results = timer.fired or timer.stopped(stopped_by_signal_note())
     except PacmanError as error:
         line = str(error) if str(error).startswith("autograder:") else f"autograder: {error}"
         print(line, file=sys.stderr)
@@ -483,9 +510,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"autograder: the grader failed ({type(error).__name__}: {untrusted.line(error)}); "
             "nothing was graded: please tell the course staff"
         )
-    results.setdefault("execution_time", round(time.monotonic() - started, 3))
+    finally:
+        timer.cancel()
+    results.setdefault("execution_time", round(timer.elapsed(), 3))
     try:
-        write_json(os.path.join(root, "results", "results.json"), results)
+        write_json(target, results)
     except OSError as error:
         print(f"autograder: cannot write results.json: {error}", file=sys.stderr)
         return 2

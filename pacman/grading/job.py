@@ -63,18 +63,24 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
     # A root grader that cannot give submissions uids of their own says so before anything.
     check_root_capabilities()
     if job.submissions:
+        from pacman.grading.baselines import baseline_tasks
         from pacman.grading.batch import run_batch
 
         questions, suite = suite_to_send(job, options)
+        points = tuple((q.name, q.max_points) for q in questions)
+        names = list(job.student_code)
+        baselines = baseline_tasks(
+            job.baseline_agents, job.baseline_code, names, suite, options, points
+        )
         # The probe locks the answers here, before the pool starts (its processes may be
         # killed at the end): this process puts the modes back.
         with modes_restored(options):
             warning = _batch_probe(job, options)
             return run_batch(
                 job.submissions,
-                list(job.student_code),
+                names,
                 suite,
-                [(q.name, q.max_points) for q in questions],
+                list(points),
                 options,
                 job.summary,
                 job.processes,
@@ -83,6 +89,7 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
                 leaderboard=job.leaderboard,
                 graded=graded,
                 warning=warning,
+                baselines=baselines if job.baseline_agents else None,
             )
     if job.results:
         prepare_output_file("--results", job.results)

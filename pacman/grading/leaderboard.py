@@ -23,6 +23,8 @@ from typing import Any
 from pacman.sandbox import untrusted
 
 COLUMNS = ("rank", "submission", "wins", "games", "mean_score", "crashes", "timeouts", "error")
+#: Added with --baseline-agents: whether the row is a fixed agent, and the ones it beats.
+BASELINE_COLUMNS = ("baseline", "beats")
 #: The rule, as the JSON and the HTML page state it.
 RANKING = (
     "Every submission whose code loaded ranks above every one whose code did not (no file, "
@@ -65,10 +67,25 @@ def failed_games_note(totals: dict[str, Any]) -> str:
     return "; ".join(f"{kind} game: {reason}" for kind, reason in reasons.items() if reason)
 
 
-def rank(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per graded submission (its grades.json record), best first."""
-    rows = []
-    for record in records:
+def _standing(row: dict[str, Any]) -> tuple[Any, ...]:
+    """What ranks a row (:data:`RANKING`), lower first; the name breaks ties after it."""
+    return (
+        bool(row["error"]),
+        -row["wins"],
+        row["crashes"] + row["timeouts"],
+        -row["mean_score"] if row["games"] else float("inf"),
+        row["timeouts"],
+    )
+
+
+def rank(
+    records: list[dict[str, Any]], baselines: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """One row per graded submission (its grades.json record), best first; with
+    ``baselines`` (records of fixed agents), those too, each submission's ``beats`` naming
+    the baselines it ranks strictly above (a tie beats none)."""
+    rows: list[dict[str, Any]] = []
+    for record in [*records, *(baselines or [])]:
         tests = [t for q in record["questions"].values() for t in q.get("tests", [])]
         totals = game_totals(tests)
         rows.append(
@@ -83,24 +100,32 @@ def rank(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "note": record.get("error") or failed_games_note(totals),
                 "best": totals["best"],
                 "worst": totals["worst"],
+                "baseline": len(rows) >= len(records),
             }
         )
     # Code that did not load played no game, so it failed none: it goes below all code that
     # loaded. A crashed or timed-out game ends early, often above the score of a game played
     # to a loss: games that failed count before the mean score, so failing never pays.
-    rows.sort(
-        key=lambda r: (
-            bool(r["error"]),
-            -r["wins"],
-            r["crashes"] + r["timeouts"],
-            -r["mean_score"] if r["games"] else float("inf"),
-            r["timeouts"],
-            r["submission"],
-        )
-    )
+    rows.sort(key=lambda r: (_standing(r), r["submission"]))
+    fixed = [row for row in rows if row["baseline"]]
     for place, row in enumerate(rows, start=1):
         row["rank"] = place
+        beaten = [] if row["baseline"] else fixed
+        row["beats"] = [b["submission"] for b in beaten if _standing(row) < _standing(b)]
+        if baselines is not None and not row["baseline"]:
+            said = f"beats {len(row['beats'])} of {len(fixed)} baselines"
+            said += f": {', '.join(row['beats'])}" if row["beats"] else ""
+            row["note"] = f"{said}; {row['note']}" if row["note"] else said
     return rows
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell: a list (``beats``) as names joined by "; ", a flag as yes or no."""
+    if isinstance(value, list):
+        return "; ".join(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value
 
 
 def _slug(name: str, place: int) -> str:
@@ -109,13 +134,17 @@ def _slug(name: str, place: int) -> str:
     return f"{place:03d}-{safe[:60]}"
 
 
-def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
+def write_leaderboard(
+    records: list[dict[str, Any]], prefix: str, baselines: list[dict[str, Any]] | None = None
+) -> list[str]:
     """Write the ranking as ``PREFIX-leaderboard.csv``/``.json``/``.html`` and the best and
-    worst game of each submission under ``PREFIX-leaderboard-replays/``; return the paths."""
+    worst game of each submission under ``PREFIX-leaderboard-replays/``; return the paths.
+    With ``baselines``, their rows too, and columns ``baseline`` and ``beats``."""
     from pacman.outputs import write_atomically
     from pacman.view import html_replay
 
-    rows = rank(records)
+    rows = rank(records, baselines)
+    columns = COLUMNS + (BASELINE_COLUMNS if baselines is not None else ())
     base = f"{prefix}-leaderboard"
     replays = base + "-replays"
     os.makedirs(replays, exist_ok=True)
@@ -130,14 +159,14 @@ def write_leaderboard(records: list[dict[str, Any]], prefix: str) -> list[str]:
             write_atomically(stem + ".json", json.dumps(record) + "\n")
             html_replay.write_replay(record, stem + ".html")
             links[row["rank"]][kind] = (stem + ".json", stem + ".html")
-    table = [untrusted.csv_row(list(COLUMNS))]
-    table += [untrusted.csv_row([row[c] for c in COLUMNS]) for row in rows]
+    table = [untrusted.csv_row(list(columns))]
+    table += [untrusted.csv_row([_cell(row[c]) for c in columns]) for row in rows]
     write_atomically(base + ".csv", "".join(table))
     data = {
         "ranking": RANKING,
         "submissions": [
             {
-                **{c: row[c] for c in COLUMNS},
+                **{c: row[c] for c in columns},
                 "note": row["note"],
                 "replays": {
                     kind: {

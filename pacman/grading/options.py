@@ -19,6 +19,9 @@ from pacman.sandbox.config import Limits, SandboxConfig
 
 #: Gradescope's visibilities a hidden test may get (``visible`` is the default of the rest).
 HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
+#: Gradescope's default overall timeout of an autograder run, in seconds (its
+#: troubleshooting page): the bundle writes its results a margin before it.
+PLATFORM_TIME_LIMIT = 600.0
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,9 @@ class GradingJob:
     processes: int = 1  # submissions of a batch graded side by side
     scheduler: str | None = None  # a batch on a Dask cluster
     leaderboard: bool = False
+    baseline_agents: tuple[str, ...] = ()  # --baseline-agents: ranked with the class
+    baseline_code: str | None = None  # the staff file their classes come from
+    platform_time_limit: float = PLATFORM_TIME_LIMIT  # --platform-time-limit, in the bundle
     bundle: str | None = None  # --gradescope-bundle ZIP: pack, not grade
     hidden: str | None = None  # the bundle's hidden questions and tests
     hidden_visibility: str = HIDDEN_VISIBILITIES[0]
