@@ -68,6 +68,7 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
             scheduler=job.scheduler,
             leaderboard=job.leaderboard,
             graded=graded,
+            similarity=job.similarity,
             warning=warning,
         )
     if job.results:
