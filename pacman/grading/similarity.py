@@ -88,27 +88,46 @@ def _limited(items: Iterable[tuple[str, int]], count: int) -> Iterator[tuple[str
         yield item
 
 
-def normalised_tokens(text: str) -> Iterator[tuple[str, int]]:
+def normalised_tokens(text: str) -> list[tuple[str, int]]:
     """``text``'s tokens as (normalised text, line), comments and docstrings left out.
 
-    Takes any text: where :mod:`tokenize` finds no more Python (a stray bracket, a bad
-    indent, text that is not code), a regular expression reads the rest."""
+    Takes any text: from the line where :mod:`tokenize` finds no more Python (a stray
+    bracket, a bad indent, text that is not code), a regular expression reads the rest."""
     text = text.replace("\0", " ")
-    last_line = 0
+    tokens: list[tuple[str, int]] = []
     after_statement = True  # a string starting a statement is a docstring (or dead)
+    in_docstring = False
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            last_line = token.start[0]
-            if token.type in _SKIPPED:
+            kind, line = token.type, token.start[0]
+            if kind in _SKIPPED or (kind == tokenize.ERRORTOKEN and not token.string.strip()):
                 continue
-            if token.type == tokenize.STRING and after_statement:
+            if kind == tokenize.STRING and after_statement:
+                in_docstring = True
                 continue
-            after_statement = token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
-            yield _normalised(token.type, token.string), token.start[0]
-        return
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        pass
-    yield from _fallback_tokens(text, last_line)
+            if in_docstring and kind == tokenize.NEWLINE:  # the docstring's own end
+                in_docstring = False
+                continue
+            in_docstring = False
+            after_statement = kind in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+            tokens.append((_normalised(kind, token.string), line))
+            if len(tokens) >= MAX_TOKENS:
+                break
+    except (tokenize.TokenError, SyntaxError, ValueError) as error:
+        stop = _error_line(error, tokens)
+        tokens = [token for token in tokens if token[1] < stop]
+        tokens += _fallback_tokens(text, stop)
+    return tokens
+
+
+def _error_line(error: Exception, tokens: list[tuple[str, int]]) -> int:
+    """The line where :mod:`tokenize` gave up (else the last line it read)."""
+    line = getattr(error, "lineno", None)
+    if line is None and len(error.args) > 1 and isinstance(error.args[1], tuple):
+        line = error.args[1][0]
+    if isinstance(line, int) and line >= 1:
+        return line
+    return tokens[-1][1] if tokens else 1
 
 
 def _normalised(kind: int, text: str) -> str:
@@ -125,8 +144,7 @@ def _normalised(kind: int, text: str) -> str:
 
 def _fallback_tokens(text: str, from_line: int) -> Iterator[tuple[str, int]]:
     """The tokens of ``text`` from line ``from_line`` on, read by :data:`_FALLBACK`."""
-    lines = text.splitlines(keepends=True)
-    rest = "".join(lines[max(from_line - 1, 0) :])
+    rest = "\n".join(text.split("\n")[max(from_line - 1, 0) :])  # lines as tokenize counts
     line = max(from_line, 1)
     position = 0
     for match in _FALLBACK.finditer(rest):

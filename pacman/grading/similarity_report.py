@@ -226,7 +226,7 @@ def _excerpt(document: Document, start: int, end: int) -> str:
     tokens: list[Token] = document.tokens
     first, last = tokens[start], tokens[min(end, len(tokens)) - 1]
     name = list(document.files)[first.file]
-    lines = document.files[name].splitlines()
+    lines = [line.removesuffix("\r") for line in document.files[name].split("\n")]
     stop = last.line if last.file == first.file else len(lines)
     shown = range(max(first.line - CONTEXT_LINES, 1), min(stop + CONTEXT_LINES, len(lines)) + 1)
     body = "\n".join(f"{number:5d}  {untrusted.text(lines[number - 1])}" for number in shown)
