@@ -12,11 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pacman.grading import main as autograder
 from pacman.grading.similarity import DEFAULT_THRESHOLD, Document, compare, normalised_tokens
+from pacman.grading.similarity_report import public_documents
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "grading"
@@ -284,3 +286,41 @@ def test_similarity_flags_are_checked_first(tmp_path, capsys, monkeypatch):
     ]:
         assert autograder(argv) == 2
         assert capsys.readouterr() == ("", f"autograder: {message}\n")
+
+
+def test_on_dask_the_comparison_runs_once_and_gives_the_same_column(tmp_path, capsys, monkeypatch):
+    """With --scheduler the batch's own process compares the class, once, before the tasks
+    leave for the workers: the same report and column as a local batch."""
+    pytest.importorskip("distributed")
+    monkeypatch.chdir(REPO)
+    submissions = make_class(tmp_path / "class")
+    outputs = {}
+    for run, extra in (("local", ["-j", "2"]), ("dask", ["--scheduler", "local", "-j", "2"])):
+        prefix = tmp_path / run / "grades"
+        argv = ["--submissions", str(submissions), "-q", "q1", "--summary", str(prefix)]
+        assert (
+            autograder([*argv, *extra, "--similarity", "--similarity-starter", str(STARTER)]) == 0
+        )
+        out = capsys.readouterr().out
+        assert out.count("Similar pairs: 1 at or above 0.5") == 1
+        table = csv.DictReader(Path(f"{prefix}.csv").read_text().splitlines())
+        outputs[run] = [(row["submission"], row["most_similar"]) for row in table]
+    assert outputs["dask"] == outputs["local"]
+
+
+def test_public_solutions_are_every_plain_python_file_of_the_folder(tmp_path, capsys):
+    honest = (FIXTURES / SOURCE / "multiAgents.py").read_bytes()
+    (tmp_path / "public" / "deep").mkdir(parents=True)
+    (tmp_path / "public" / "deep" / "a.py").write_bytes(honest)
+    (tmp_path / "public" / "notes.txt").write_bytes(honest)
+    (tmp_path / "public" / "link.py").symlink_to(tmp_path / "public" / "deep" / "a.py")
+    found = public_documents(str(tmp_path / "public"))
+    assert [(document.name, document.public) for document in found] == [("public:deep/a.py", True)]
+    missing = tmp_path / "nowhere"
+    code = autograder(
+        ["--submissions", str(tmp_path), "--similarity", "--similarity-against", str(missing)]
+    )
+    assert (code, capsys.readouterr().err) == (
+        2,
+        f"autograder: --similarity-against {missing}: no such folder\n",
+    )

@@ -99,10 +99,13 @@ def similarity_request(
     if threshold is not None and not 0 < threshold <= 1:
         raise UsageError(f"--similarity-threshold {threshold:g}: a similarity above 0, at most 1")
     starter = starter_files or default_starter(test_root, names)
+    against = args.similarity_against
+    if against is not None and not os.path.isdir(against):
+        raise UsageError(f"--similarity-against {untrusted.line(against)}: no such folder")
     return SimilarityRequest(
         threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
         starter=tuple(os.path.abspath(path) for path in starter),
-        against=os.path.abspath(args.similarity_against) if args.similarity_against else None,
+        against=os.path.abspath(against) if against else None,
     )
 
 
