@@ -64,7 +64,9 @@ def block(rng: random.Random, names: list[str], indent: int, depth: int = 0) -> 
     for _ in range(rng.randint(2, 6)):
         roll = rng.random()
         if depth < 2 and roll < 0.2:
-            condition = f"{expression(rng, names)} {rng.choice(COMPARISONS)} {expression(rng, names)}"
+            condition = (
+                f"{expression(rng, names)} {rng.choice(COMPARISONS)} {expression(rng, names)}"
+            )
             lines += [f"{pad}if {condition}:", *block(rng, names, indent + 1, depth + 1)]
             if rng.random() < 0.5:
                 lines += [f"{pad}else:", *block(rng, names, indent + 1, depth + 1)]
@@ -116,7 +118,9 @@ def main() -> None:
                 start = time.perf_counter()
                 cells = flag_similar(submissions, request, f"{folder}/grades{size}", quiet)
                 seconds = time.perf_counter() - start
-            flagged = Path(f"{folder}/grades{size}-similarity.html").read_text().count('<h2 id="pair')
+            flagged = (
+                Path(f"{folder}/grades{size}-similarity.html").read_text().count('<h2 id="pair')
+            )
             pairs = size * (size - 1) // 2
             print(
                 f"{size:5d} submissions ({lines // size} lines each on average, {pairs} pairs): "
