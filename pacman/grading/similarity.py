@@ -24,7 +24,7 @@ import tokenize
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, islice
 
 #: Tokens in one hashed run: long enough that two unrelated answers rarely share one.
 KGRAM = 16
@@ -75,17 +75,10 @@ class Document:
         for number, text in enumerate(texts.values()):
             room = MAX_TOKENS - len(document.tokens)
             document.tokens += [
-                Token(kind, number, line) for kind, line in _limited(normalised_tokens(text), room)
+                Token(kind, number, line) for kind, line in normalised_tokens(text)[:room]
             ]
         document.prints = fingerprints([token.text for token in document.tokens])
         return document
-
-
-def _limited(items: Iterable[tuple[str, int]], count: int) -> Iterator[tuple[str, int]]:
-    for index, item in enumerate(items):
-        if index >= count:
-            return
-        yield item
 
 
 def normalised_tokens(text: str) -> list[tuple[str, int]]:
@@ -116,7 +109,7 @@ def normalised_tokens(text: str) -> list[tuple[str, int]]:
     except (tokenize.TokenError, SyntaxError, ValueError) as error:
         stop = _error_line(error, tokens)
         tokens = [token for token in tokens if token[1] < stop]
-        tokens += _fallback_tokens(text, stop)
+        tokens += islice(_fallback_tokens(text, stop), MAX_TOKENS - len(tokens))
     return tokens
 
 
