@@ -212,8 +212,8 @@ def compare(
         if len(indexes) > limit:
             continue
         own.update(indexes)
-        for pair in combinations(indexes, 2):
-            shared[pair].append(print_)
+        for both in combinations(indexes, 2):
+            shared[both].append(print_)
     flagged: list[Pair] = []
     best: dict[str, Pair] = {}
     for (i, j), prints in sorted(shared.items()):

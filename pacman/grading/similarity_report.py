@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import html
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
@@ -37,9 +38,12 @@ class SimilarityRequest:
 class Submission(Protocol):
     """What a batch's task holds (:class:`~pacman.grading.submission.SubmissionTask`)."""
 
-    name: str
-    files: dict[str, bytes]
-    error: str | None
+    @property
+    def name(self) -> str: ...
+    @property
+    def files(self) -> dict[str, bytes]: ...
+    @property
+    def error(self) -> str | None: ...
 
 
 def default_starter(test_root: str, names: list[str]) -> tuple[str, ...]:
@@ -135,7 +139,7 @@ def public_documents(folder: str) -> list[Document]:
 
 
 def flag_similar(
-    submissions: list[Submission], request: SimilarityRequest, prefix: str, out: TextIO
+    submissions: Sequence[Submission], request: SimilarityRequest, prefix: str, out: TextIO
 ) -> dict[str, str]:
     """Compare the class, write ``PREFIX-similarity.html``; each submission's grades.csv cell.
 
