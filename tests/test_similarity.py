@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from pacman.grading import main as autograder
 from pacman.grading.similarity import DEFAULT_THRESHOLD, Document, compare, normalised_tokens
-from pacman.grading.similarity_report import public_documents
+from pacman.grading.similarity_report import default_starter, public_documents
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "grading"
@@ -324,3 +324,12 @@ def test_public_solutions_are_every_plain_python_file_of_the_folder(tmp_path, ca
         2,
         f"autograder: --similarity-against {missing}: no such folder\n",
     )
+
+
+def test_the_default_starter_is_the_suite_folders_copy(tmp_path):
+    suite = tmp_path / "test_cases"
+    (suite / "starter").mkdir(parents=True)
+    assert default_starter(str(suite), ["multiAgents.py", "extra.py"]) == ()
+    (suite / "starter" / "multiAgents.py").write_bytes(STARTER.read_bytes())
+    found = default_starter(str(suite), ["multiAgents.py", "extra.py"])
+    assert found == (str(suite / "starter" / "multiAgents.py"),)
