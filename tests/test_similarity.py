@@ -17,7 +17,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pacman.grading import main as autograder
-from pacman.grading.similarity import DEFAULT_THRESHOLD, Document, compare, normalised_tokens
+from pacman.grading import similarity
+from pacman.grading.similarity import (
+    DEFAULT_THRESHOLD,
+    KGRAM,
+    WINDOW,
+    Document,
+    compare,
+    normalised_tokens,
+)
 from pacman.grading.similarity_report import default_starter, public_documents
 
 REPO = Path(__file__).resolve().parents[1]
@@ -333,3 +341,20 @@ def test_the_default_starter_is_the_suite_folders_copy(tmp_path):
     (suite / "starter" / "multiAgents.py").write_bytes(STARTER.read_bytes())
     found = default_starter(str(suite), ["multiAgents.py", "extra.py"])
     assert found == (str(suite / "starter" / "multiAgents.py"),)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["N", "(", ")", "0", "+", "NEWLINE"]), max_size=120))
+def test_winnowing_keeps_each_windows_rightmost_smallest_hash(tokens):
+    """The fingerprints are those of the definition (Schleimer et al., robust winnowing): in
+    every window of WINDOW hashes, the rightmost smallest, each position once."""
+    hashes = [similarity.run_hash(tokens[i : i + KGRAM]) for i in range(len(tokens) - KGRAM + 1)]
+    expected: dict[int, list[int]] = {}
+    last = -1
+    for start in range(max(len(hashes) - WINDOW + 1, 1 if hashes else 0)):
+        window = hashes[start : start + WINDOW]
+        smallest = start + max(i for i, value in enumerate(window) if value == min(window))
+        if smallest != last:
+            expected.setdefault(hashes[smallest], []).append(smallest)
+            last = smallest
+    assert similarity.fingerprints(tokens) == expected

@@ -21,7 +21,7 @@ import io
 import keyword
 import re
 import tokenize
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import combinations, islice
@@ -152,23 +152,30 @@ def _fallback_tokens(text: str, from_line: int) -> Iterator[tuple[str, int]]:
             yield {"number": "0", "string": "S"}.get(group or "", match.group()), line
 
 
-def _hash(run: list[str]) -> int:
+def run_hash(run: list[str]) -> int:
+    """A run of tokens' fingerprint: the same in every process and on every machine."""
     digest = hashlib.blake2b(" ".join(run).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
 
 
 def fingerprints(tokens: list[str]) -> dict[int, list[int]]:
     """The winnowed hashes of ``tokens``' runs of :data:`KGRAM`, each with where its runs start."""
-    hashes = [_hash(tokens[start : start + KGRAM]) for start in range(len(tokens) - KGRAM + 1)]
+    hashes = [run_hash(tokens[start : start + KGRAM]) for start in range(len(tokens) - KGRAM + 1)]
     chosen: dict[int, list[int]] = {}
+    # Indexes of the window's hashes that may yet be its smallest, their hashes rising:
+    # the front is the rightmost smallest, which a window sliding on keeps (robust winnowing).
+    candidates: deque[int] = deque()
     last = -1
-    for start in range(max(len(hashes) - WINDOW + 1, 1 if hashes else 0)):
-        window = hashes[start : start + WINDOW]
-        # The rightmost smallest: a window sliding on keeps its choice (robust winnowing).
-        smallest = min(range(len(window)), key=lambda i: (window[i], -i)) + start
-        if smallest != last:
-            chosen.setdefault(hashes[smallest], []).append(smallest)
-            last = smallest
+    for index, value in enumerate(hashes):
+        while candidates and hashes[candidates[-1]] >= value:
+            candidates.pop()
+        candidates.append(index)
+        if candidates[0] <= index - WINDOW:
+            candidates.popleft()
+        whole = index >= WINDOW - 1 or index == len(hashes) - 1  # a short text is one window
+        if whole and candidates[0] != last:
+            last = candidates[0]
+            chosen.setdefault(hashes[last], []).append(last)
     return chosen
 
 
