@@ -26,6 +26,7 @@ from pacman.grading.options import (
     GradingOptions,
     SuiteRequest,
 )
+from pacman.grading.similarity_report import add_similarity_flags, similarity_request
 from pacman.sandbox.config import ISOLATION_MODES, Limits
 from pacman.seeding import SECRET_VARIABLE, new_secret, read_secret
 
@@ -48,6 +49,7 @@ def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
     _what_to_write(parser.add_argument)
     _limits_and_walls(parser.add_argument)
     _course(parser.add_argument)
+    add_similarity_flags(parser.add_argument)
     add = parser.add_argument
     add("--fresh-trees", metavar="Q[,Q]", help="trees drawn for each submission in these questions")
     add("--generate-suite", dest="new_suite", metavar="DIR", help="write a fresh suite into DIR")
@@ -336,6 +338,9 @@ def parse(argv: Sequence[str], prog: str = "autograder.py") -> tuple[GradingJob,
         hidden=args.hidden,
         hidden_visibility=args.hidden_visibility,
         new_suite=_suite_request(args),
+        similarity=similarity_request(
+            args, names, _test_root(args), _words(args.similarity_starter)
+        ),
     )
     return job, options
 

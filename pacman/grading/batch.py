@@ -27,6 +27,7 @@ from pacman.execution import (
     signals_deferred,
 )
 from pacman.grading.options import GradingOptions
+from pacman.grading.similarity_report import SimilarityRequest, flag_similar
 from pacman.grading.submission import SubmissionTask, grade_submission
 from pacman.outputs import StreamedJsonList, StreamedLines, prepare_output_file
 from pacman.sandbox import untrusted
@@ -83,12 +84,16 @@ class GradesFiles:
     """
 
     def __init__(
-        self, prefix: str, question_names: list[str], graded: dict[str, Any] | None = None
+        self,
+        prefix: str,
+        question_names: list[str],
+        graded: dict[str, Any] | None = None,
+        similar: dict[str, str] | None = None,
     ) -> None:
         self.question_names = question_names
-        header = untrusted.csv_row(
-            ["submission", *question_names, "total", "max_total", "isolation", "error"]
-        )
+        self.similar = similar  # --similarity: each submission's most similar other side
+        columns = ["submission", *question_names, "total", "max_total", "isolation", "error"]
+        header = untrusted.csv_row(columns + (["most_similar"] if similar is not None else []))
         self.csv = StreamedLines(prefix + ".csv", header)
         head = {**({"graded": graded} if graded else {}), "questions": question_names}
         self.json = StreamedJsonList(prefix + ".json", head, "submissions")
@@ -103,6 +108,8 @@ class GradesFiles:
             record.get("isolation") or "",
             record["error"] or "",
         ]
+        if self.similar is not None:
+            row.append(self.similar.get(record["submission"], ""))
         self.csv.add(record["submission"], untrusted.csv_row(row))
         self.json.add(record["submission"], record)
 
@@ -125,10 +132,12 @@ def run_batch(
     graded: dict[str, Any] | None = None,
     warning: str | None = None,
     baselines: list[SubmissionTask] | None = None,
+    similarity: SimilarityRequest | None = None,
 ) -> int:
     """Grade every submission under ``root`` in ``jobs`` grading processes (or on the Dask
     ``scheduler``); write ``summary_prefix``.csv/.json as each submission is graded, and
-    with ``leaderboard`` the ranking by the EvalAgentTest games (:mod:`.leaderboard`);
+    with ``leaderboard`` the ranking by the EvalAgentTest games (:mod:`.leaderboard`), with
+    ``similarity`` the similar pairs first (:mod:`.similarity_report`, here, once);
     ``graded`` (what is graded: :meth:`GradingJob.graded`) heads the report and the JSON,
     with the weak sandbox's ``warning`` next; ``baselines``: fixed agents graded alongside,
     on the leaderboard only (:mod:`.baselines`); ``questions``: names and points, in order.
@@ -146,18 +155,21 @@ def run_batch(
         prepare_output_file("--summary", summary_prefix + extension)
         if leaderboard:
             prepare_output_file("--leaderboard", f"{summary_prefix}-leaderboard{extension}")
+    if similarity is not None:
+        prepare_output_file("--similarity", f"{summary_prefix}-similarity.html")
     if graded is not None:
         from pacman.grading.report import heading
 
         heading(graded, warning, out)
     tasks = [make_task(folder, names, suite, options, tuple(questions)) for folder in folders]
     fixed = {task.name for task in baselines or []}
+    similar = flag_similar(tasks, similarity, summary_prefix, out) if similarity else None
     records: list[dict[str, Any]] = []
     fixed_records: list[dict[str, Any]] = []
     files = f"{summary_prefix}.csv, {summary_prefix}.json"
     stopped: Interrupted | None = None
     with interruption_handled(), temporary_root("pacman-batch-"):
-        grades = GradesFiles(summary_prefix, [name for name, _ in questions], graded)
+        grades = GradesFiles(summary_prefix, [name for name, _ in questions], graded, similar)
         # On a terminal only: a log (CI, Gradescope, a file) would keep every redraw of the bar.
         bar = progress_bar(len(tasks) + len(fixed), "submission", shown=sys.stderr.isatty())
         every = [*tasks, *(baselines or [])]

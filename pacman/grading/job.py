@@ -88,6 +88,7 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
                 scheduler=job.scheduler,
                 leaderboard=job.leaderboard,
                 graded=graded,
+                similarity=job.similarity,
                 warning=warning,
                 baselines=baselines if job.baseline_agents else None,
             )

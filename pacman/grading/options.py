@@ -13,9 +13,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pacman.sandbox.config import Limits, SandboxConfig
+
+if TYPE_CHECKING:
+    from pacman.grading.similarity_report import SimilarityRequest
 
 #: Gradescope's visibilities a hidden test may get (``visible`` is the default of the rest).
 HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
@@ -130,6 +133,7 @@ class GradingJob:
     in_bundle: bool = False  # graded by a Gradescope bundle: grades leave the run
     hide: tuple[str, ...] = ()  # more folders the code graded must not see
     new_suite: SuiteRequest | None = None  # --generate-suite: write a suite, grade nothing
+    similarity: SimilarityRequest | None = None  # --similarity: flag similar submissions
 
     def graded(self) -> dict[str, Any]:
         """What this job grades, as every report names it first: the code's files (the
