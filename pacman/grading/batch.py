@@ -144,19 +144,8 @@ def run_batch(
 
     Returns 0, or 130/143 when interrupted (the graded submissions are kept).
     """
-    if not os.path.basename(summary_prefix) or os.path.isdir(summary_prefix):
-        example = os.path.join(summary_prefix, "grades")
-        raise UsageError(
-            f"--summary {summary_prefix}: give a file prefix, not a folder "
-            f"(--summary {example} writes {example}.csv and {example}.json)"
-        )
+    _prepare_outputs(summary_prefix, leaderboard, similarity is not None)
     folders = submission_folders(root)
-    for extension in (".csv", ".json"):
-        prepare_output_file("--summary", summary_prefix + extension)
-        if leaderboard:
-            prepare_output_file("--leaderboard", f"{summary_prefix}-leaderboard{extension}")
-    if similarity is not None:
-        prepare_output_file("--similarity", f"{summary_prefix}-similarity.html")
     if graded is not None:
         from pacman.grading.report import heading
 
@@ -194,12 +183,34 @@ def run_batch(
             file=sys.stderr,
         )
         return stopped.exit_code
-    print(f"Graded {len(records)} submissions: {files}", file=out)
-    for record in sorted(records, key=lambda record: record["submission"]):
-        print(f"{record['submission']}: {record['total']:g}/{record['max_total']}", file=out)
+    _summarise(records, files, out)
     if leaderboard:
         from pacman.grading.leaderboard import write_leaderboard
 
         written = write_leaderboard(records, summary_prefix, fixed_records if fixed else None)
         print(f"Leaderboard: {', '.join(written)}", file=out)
     return 0
+
+
+def _prepare_outputs(summary_prefix: str, leaderboard: bool, similarity: bool) -> None:
+    """Refuse, before grading anyone, a --summary that is a folder or files that cannot be
+    written."""
+    if not os.path.basename(summary_prefix) or os.path.isdir(summary_prefix):
+        example = os.path.join(summary_prefix, "grades")
+        raise UsageError(
+            f"--summary {summary_prefix}: give a file prefix, not a folder "
+            f"(--summary {example} writes {example}.csv and {example}.json)"
+        )
+    for extension in (".csv", ".json"):
+        prepare_output_file("--summary", summary_prefix + extension)
+        if leaderboard:
+            prepare_output_file("--leaderboard", f"{summary_prefix}-leaderboard{extension}")
+    if similarity:
+        prepare_output_file("--similarity", f"{summary_prefix}-similarity.html")
+
+
+def _summarise(records: list[dict[str, Any]], files: str, out: TextIO) -> None:
+    """The batch's last lines: where its grades are, then each submission's total by name."""
+    print(f"Graded {len(records)} submissions: {files}", file=out)
+    for record in sorted(records, key=lambda record: record["submission"]):
+        print(f"{record['submission']}: {record['total']:g}/{record['max_total']}", file=out)
