@@ -179,6 +179,15 @@ class GameState(GameStateCamelCase):
         "_outcome",
         "_score",
     )
+    # The slots' types (set by _make, never changed after).
+    _maze: Maze
+    _agents: tuple[tuple[Position, str, int], ...]
+    _food: int
+    _capsules: tuple[Position, ...]
+    _score: int
+    _outcome: int
+    _hash: int | None
+    _food_grid: Grid | None
 
     @classmethod
     def initial(cls, layout: Layout, num_ghosts: int | None = None) -> GameState:
