@@ -18,6 +18,7 @@ Rules kept as CS188 has them even where odd (see RULES.md):
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from pacman.compat import AgentStateCamelCase, GameStateCamelCase, Twinned
@@ -55,7 +56,7 @@ class Maze:
         #: (cell, facing) -> a ghost's legal actions there.
         self.ghost_legal: dict[tuple[Position, str], tuple[str, ...]] = {}
         for x, y in open_cells:
-            moves = {}
+            moves: dict[str, Position] = {}
             for action in ACTION_ORDER:
                 dx, dy = VECTORS[action]
                 if not wall[x + dx][y + dy]:
@@ -70,17 +71,17 @@ class Maze:
                     self.ghost_legal[((x, y), facing)] = tuple(possible)
         self.pacman_legal = {cell: tuple(moves) for cell, moves in self.pacman_moves.items()}
         #: food cell -> its bit; bit order is x-major, as Grid.as_list() lists cells.
-        self.food_bit = {(x, y): 1 << (x * height + y) for x, y in open_cells}
+        self.food_bit: dict[Position, int] = {(x, y): 1 << (x * height + y) for x, y in open_cells}
         self.bit_cell = {bit.bit_length() - 1: cell for cell, bit in self.food_bit.items()}
 
-    def food_int(self, cells) -> int:
+    def food_int(self, cells: Iterable[Position]) -> int:
         food = 0
         for cell in cells:
             food |= self.food_bit[cell]
         return food
 
 
-_MAZES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MAZES: weakref.WeakKeyDictionary[Layout, Maze] = weakref.WeakKeyDictionary()
 
 
 def maze_of(layout: Layout) -> Maze:
@@ -281,8 +282,8 @@ class GameState(GameStateCamelCase):
             else:
                 score -= LOSE_PENALTY
                 outcome = _LOST
-        new_agents = (*agents[:agent_index], ghost, *agents[agent_index + 1 :])
-        return _make(maze, new_agents, self._food, self._capsules, score, outcome)
+        moved = (*agents[:agent_index], ghost, *agents[agent_index + 1 :])
+        return _make(maze, moved, self._food, self._capsules, score, outcome)
 
     def generate_pacman_successor(self, action: str) -> GameState:
         return self.generate_successor(0, action)
@@ -355,7 +356,8 @@ class GameState(GameStateCamelCase):
 
     def get_food_positions(self) -> list[Position]:
         """The cells that still hold food, x-major (as ``get_food().as_list()``)."""
-        cells, food, bit_cell = [], self._food, self._maze.bit_cell
+        cells: list[Position] = []
+        food, bit_cell = self._food, self._maze.bit_cell
         while food:
             low = food & -food
             cells.append(bit_cell[low.bit_length() - 1])
@@ -426,10 +428,11 @@ class GameState(GameStateCamelCase):
         cells = [list(row.replace("P", " ").replace("G", " ")) for row in layout.rows]
         cells = [[c if c == "%" else " " for c in row] for row in cells]
         top = layout.height - 1
+        # Food and capsules lie on whole cells (int() only tells the type checker so).
         for x, y in self.get_food_positions():
-            cells[top - y][x] = "."
+            cells[top - int(y)][int(x)] = "."
         for x, y in self._capsules:
-            cells[top - y][x] = "o"
+            cells[top - int(y)][int(x)] = "o"
         for index, ((x, y), facing, scared) in enumerate(self._agents):
             col, row = int(x + 0.5), top - int(y + 0.5)
             if index == 0:
@@ -447,7 +450,7 @@ class GameState(GameStateCamelCase):
             f"pacman={self._agents[0][0]} food={self.get_num_food()}>"
         )
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., GameState], tuple[object, ...]]:
         return (
             _make,
             (self._maze, self._agents, self._food, self._capsules, self._score, self._outcome),
@@ -467,9 +470,9 @@ _new = object.__new__
 
 def _make(
     maze: Maze,
-    agents: tuple,
+    agents: tuple[tuple[Position, str, int], ...],
     food: int,
-    capsules: tuple,
+    capsules: tuple[Position, ...],
     score: int,
     outcome: int,
 ) -> GameState:
