@@ -9,6 +9,7 @@ Prints each circle with the imports that close it; exits 1 when there is one.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import grimp
@@ -70,8 +71,17 @@ def closing_imports(graph: grimp.ImportGraph, component: list[str]) -> list[str]
     return lines
 
 
-def main() -> int:
-    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "packages", nargs="*", default=list(PACKAGES), help="default: pacman agents"
+    )
+    packages = parser.parse_args(argv).packages
+    try:
+        graph = grimp.build_graph(*packages, cache_dir=None)
+    except ValueError as error:  # grimp's word for a package it cannot import
+        print(f"import_cycles: {error}", file=sys.stderr)
+        return 2
     found = circles(graph)
     for number, component in enumerate(found, start=1):
         print(f"circle {number}: {' '.join(component)}")
