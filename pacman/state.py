@@ -51,12 +51,12 @@ class Maze:
         wall = layout.walls.data
         height = layout.height
         open_cells = [(x, y) for x in range(layout.width) for y in range(height) if not wall[x][y]]
-        #: cell -> {action: destination}, actions in legal-action order.
-        self.pacman_moves: dict[Position, dict[str, Position]] = {}
+        #: cell -> {action: destination}, actions in legal-action order (destinations: whole cells).
+        self.pacman_moves: dict[Position, dict[str, tuple[int, int]]] = {}
         #: (cell, facing) -> a ghost's legal actions there.
         self.ghost_legal: dict[tuple[Position, str], tuple[str, ...]] = {}
         for x, y in open_cells:
-            moves: dict[str, Position] = {}
+            moves: dict[str, tuple[int, int]] = {}
             for action in ACTION_ORDER:
                 dx, dy = VECTORS[action]
                 if not wall[x + dx][y + dy]:
@@ -246,7 +246,9 @@ class GameState(GameStateCamelCase):
                 capsules = tuple(c for c in capsules if c != target)
                 ghosts = tuple((g_pos, g_facing, SCARED_TIME) for g_pos, g_facing, _ in ghosts)
             px, py = target
-            new_agents = [(target, facing if action == STOP else action, 0)]
+            new_agents: list[tuple[Position, str, int]] = [
+                (target, facing if action == STOP else action, 0)
+            ]
             for index, ghost in enumerate(ghosts, start=1):
                 (gx, gy), _, scared = ghost
                 if abs(gx - px) + abs(gy - py) <= COLLISION_TOLERANCE:
@@ -274,8 +276,8 @@ class GameState(GameStateCamelCase):
             x += dx
             y += dy
         ghost = ((x, y), action, scared)
-        px, py = agents[0][0]
-        if abs(x - px) + abs(y - py) <= COLLISION_TOLERANCE:
+        pacman_x, pacman_y = agents[0][0]
+        if abs(x - pacman_x) + abs(y - pacman_y) <= COLLISION_TOLERANCE:
             if scared:
                 score += GHOST_SCORE
                 ghost = (maze.layout.agent_positions[agent_index][1], STOP, 0)
