@@ -28,7 +28,7 @@ def _refuse(name: str, value: object, rule: str) -> AgentError:
     return AgentError(f"bad argument {name}={value}: {name} must be {rule}")
 
 
-def whole_number(name: str, value: int | str, *, minimum: int | None = None) -> int:
+def whole_number(name: str, value: int | float | str, *, minimum: int | None = None) -> int:
     """``value`` as an int (``"3"`` or ``3``); an AgentError naming ``name`` otherwise."""
     if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
         raise _refuse(name, value, "a whole number")

@@ -57,8 +57,9 @@ class KeyboardAgent(Agent):
         if key is not None:
             self.wanted = key
         legal = state.get_legal_actions(self.index)
-        if self.wanted in legal:
-            move = self.wanted
+        wanted = self.wanted
+        if wanted is not None and wanted in legal:
+            move = wanted
         elif self.last_move in legal and self.last_move != STOP:
             move = self.last_move  # keep going until the asked-for turn opens up
         else:

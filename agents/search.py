@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple, TypeAlias
 
 from agents.evaluation import EvalSpec, resolve_evaluation
 from agents.models import GhostModel
@@ -44,6 +44,7 @@ from agents.search_config import (
     config_from_args,
     parse_layers,
 )
+from agents.search_state import SearchState
 from agents.stats import SearchStats
 from pacman.agent import Agent
 from pacman.errors import AgentError
@@ -70,6 +71,9 @@ __all__ = [
 ]
 
 _INF = math.inf
+#: The principal variation as the search builds it: ``(action, the line below)``, ``None`` at
+#: its end (a new best child links to its line without copying it).
+Line: TypeAlias = "tuple[str, Line] | None"
 
 
 class SearchResult(NamedTuple):
@@ -135,9 +139,9 @@ _CLOCK_EVERY = 24  # table nodes between two readings of the clock
 
 
 def search(
-    state: Any,
+    state: SearchState,
     config: SearchConfig | int,
-    evaluate: Callable[[Any], float],
+    evaluate: Callable[[SearchState], float],
     kind: str | None = None,
     *,
     layers: Sequence[str] | None = None,
@@ -231,7 +235,7 @@ class _Walk:
         self,
         config: SearchConfig,
         num_agents: int,
-        evaluate: Callable[[Any], float],
+        evaluate: Callable[[SearchState], float],
         table: Table | None,
         deadline: float | None,
     ) -> None:
@@ -253,12 +257,12 @@ class _Walk:
         self.limit = self.at_limit if table is None else self.at_horizon
         self.following = tuple((agent + 1) % num_agents for agent in range(num_agents))
         self.nodes = self.evaluations = self.reused = self.horizon = 0
-        self.lines: list[Any] = [None] * (self.plies + 1)
+        self.lines: list[Line] = [None] * (self.plies + 1)
 
-    def root(self, state: Any, actions: list[str]) -> tuple[str, float, dict[str, float]]:
+    def root(self, state: SearchState, actions: list[str]) -> tuple[str, float, dict[str, float]]:
         """Each root action's value; the best action (the first of the best) and its value."""
         plies = self.plies
-        successor = state.generate_successor
+        successor: Callable[[int, str], SearchState] = state.generate_successor
         if self.sort:
             actions, successor = self.sorted_children(state, 0, actions)
         best_value, best_action, alpha = -_INF, actions[0], -_INF
@@ -296,12 +300,12 @@ class _Walk:
             line = line[1]
         return tuple(pv)
 
-    def at_limit(self, s: Any, agent: int, p: int, alpha: float, beta: float) -> float:
+    def at_limit(self, s: SearchState, agent: int, p: int, alpha: float, beta: float) -> float:
         """A state at the depth limit: its evaluation."""
         self.evaluations += 1
         return self.evaluate(s)
 
-    def at_horizon(self, s: Any, agent: int, p: int, alpha: float, beta: float) -> float:
+    def at_horizon(self, s: SearchState, agent: int, p: int, alpha: float, beta: float) -> float:
         """A state at the depth limit of a deepening search: its evaluation, noting whether
         the limit cut off a game that was not over."""
         self.evaluations += 1
@@ -309,7 +313,7 @@ class _Walk:
             self.horizon += 1
         return self.evaluate(s)
 
-    def ended(self, s: Any, p: int) -> float:
+    def ended(self, s: SearchState, p: int) -> float:
         """A state above the depth limit with no move to search: won, lost or stuck."""
         self.lines[p] = None
         self.evaluations += 1
@@ -320,7 +324,7 @@ class _Walk:
             return value - p * self.delay
         return value
 
-    def choose(self, s: Any, agent: int, p: int, alpha: float, beta: float) -> float:
+    def choose(self, s: SearchState, agent: int, p: int, alpha: float, beta: float) -> float:
         """A MAX or MIN node: the best child's value, pruning when the search prunes; with a
         transposition table, read first and written after (see :func:`search`)."""
         if s.is_win() or s.is_lose() or not (actions := s.get_legal_actions(agent)):
@@ -340,7 +344,7 @@ class _Walk:
                     return entry[1]
                 alpha, beta = window
             low, high = alpha, beta
-        successor = s.generate_successor
+        successor: Callable[[int, str], SearchState] = s.generate_successor
         if self.sort and p > 1:
             actions, successor = self.sorted_children(s, agent, actions)
         following = self.following[agent]
@@ -410,7 +414,7 @@ class _Walk:
             actions.insert(0, first)
         return alpha, beta
 
-    def average(self, s: Any, agent: int, p: int, alpha: float, beta: float) -> float:
+    def average(self, s: SearchState, agent: int, p: int, alpha: float, beta: float) -> float:
         """A chance node: the mean of its children, or with a ghost model sum(p * value)."""
         if s.is_win() or s.is_lose() or not (actions := s.get_legal_actions(agent)):
             return self.ended(s, p)
@@ -436,8 +440,8 @@ class _Walk:
         return total
 
     def sorted_children(
-        self, s: Any, agent: int, actions: list[str]
-    ) -> tuple[list[str], Callable[[int, str], Any]]:
+        self, s: SearchState, agent: int, actions: list[str]
+    ) -> tuple[list[str], Callable[[int, str], SearchState]]:
         """The actions best first for ``agent``, with a successor function that hands back
         the children made to sort them (visiting one is not another successor call)."""
         made = {action: s.generate_successor(agent, action) for action in actions}
@@ -445,7 +449,7 @@ class _Walk:
         self.nodes += len(made)
         self.evaluations += len(made)
 
-        def successor(_agent: int, action: str) -> Any:
+        def successor(_agent: int, action: str) -> SearchState:
             self.reused += 1
             return made[action]
 
@@ -453,7 +457,7 @@ class _Walk:
 
 
 def _checked(
-    probabilities: Mapping[str, float], actions: list[str], state: Any, agent: int
+    probabilities: Mapping[str, float], actions: list[str], state: SearchState, agent: int
 ) -> Mapping[str, float]:
     """A ghost model's answer, refused unless it is a distribution over legal actions."""
     total = 0.0
@@ -509,11 +513,11 @@ class MultiAgentSearchAgent(Agent):
         knows the game where it builds the agent can ask at once; the game start asks."""
         self.config.layers_for(num_agents)
 
-    def register_initial_state(self, state: Any) -> None:
+    def register_initial_state(self, state: SearchState) -> None:
         """Check the arguments against the game before its first move."""
         self.check_game(state.get_num_agents())
 
-    def get_action(self, state: Any) -> str:
+    def get_action(self, state: SearchState) -> str:
         started = time.perf_counter()
         result = search(state, self.config, self.evaluation_function)
         self.stats.add(result.nodes, result.evaluations, time.perf_counter() - started)

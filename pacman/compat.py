@@ -19,7 +19,7 @@ import inspect
 import re
 from collections.abc import Callable
 from types import FunctionType, SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 #: CS188 names whose PEP 8 twin is not simply their snake_case spelling.
 IRREGULAR_TWINS = {"deepCopy": "copy", "shallowCopy": "copy", "evaluationFunction": "evaluate"}
@@ -92,13 +92,12 @@ def _alias(impl: FunctionType, name: str) -> Callable[..., Any]:
         parameters.append(
             parameter.replace(name=spelled, default=default, annotation=parameter.empty)
         )
-        passed.append(
-            {
-                parameter.VAR_POSITIONAL: f"*{spelled}",
-                parameter.KEYWORD_ONLY: f"{parameter.name}={spelled}",
-                parameter.VAR_KEYWORD: f"**{spelled}",
-            }.get(parameter.kind, spelled)
-        )
+        forms: dict[Any, str] = {
+            parameter.VAR_POSITIONAL: f"*{spelled}",
+            parameter.KEYWORD_ONLY: f"{parameter.name}={spelled}",
+            parameter.VAR_KEYWORD: f"**{spelled}",
+        }
+        passed.append(forms.get(parameter.kind, spelled))
     declared = inspect.Signature(parameters)
     exec(f"def {name}{declared}:\n    return _spelling_impl({', '.join(passed)})", namespace)
     alias = namespace[name]
@@ -157,6 +156,32 @@ class GameStateCamelCase(Twinned):
 
     __slots__ = ()
 
+    if TYPE_CHECKING:  # the PEP 8 methods these forward to, as the state defines them
+
+        @property
+        def layout(self) -> Any: ...
+        def get_legal_actions(self, agent_index: int = 0) -> list[str]: ...
+        def generate_successor(self, agent_index: int, action: str) -> Any: ...
+        def generate_pacman_successor(self, action: str) -> Any: ...
+        def get_legal_pacman_actions(self) -> list[str]: ...
+        def get_num_agents(self) -> int: ...
+        def get_pacman_position(self) -> Any: ...
+        def get_pacman_state(self) -> Any: ...
+        def get_ghost_states(self) -> list[Any]: ...
+        def get_ghost_state(self, agent_index: int) -> Any: ...
+        def get_ghost_position(self, agent_index: int) -> Any: ...
+        def get_ghost_positions(self) -> list[Any]: ...
+        def get_food(self) -> Any: ...
+        def get_walls(self) -> Any: ...
+        def get_capsules(self) -> list[Any]: ...
+        def get_num_food(self) -> int: ...
+        def has_food(self, x: int, y: int) -> bool: ...
+        def has_wall(self, x: int, y: int) -> bool: ...
+        def get_score(self) -> float: ...
+        def is_win(self) -> bool: ...
+        def is_lose(self) -> bool: ...
+        def copy(self) -> Any: ...
+
     def getLegalActions(self, agentIndex: int = 0) -> list[str]:
         return self.get_legal_actions(agentIndex)
 
@@ -178,7 +203,7 @@ class GameStateCamelCase(Twinned):
     def getPacmanState(self) -> Any:
         return self.get_pacman_state()
 
-    def getGhostStates(self) -> list:
+    def getGhostStates(self) -> list[Any]:
         return self.get_ghost_states()
 
     def getGhostState(self, agentIndex: int) -> Any:
@@ -187,7 +212,7 @@ class GameStateCamelCase(Twinned):
     def getGhostPosition(self, agentIndex: int) -> Any:
         return self.get_ghost_position(agentIndex)
 
-    def getGhostPositions(self) -> list:
+    def getGhostPositions(self) -> list[Any]:
         return self.get_ghost_positions()
 
     def getFood(self) -> Any:
@@ -196,7 +221,7 @@ class GameStateCamelCase(Twinned):
     def getWalls(self) -> Any:
         return self.get_walls()
 
-    def getCapsules(self) -> list:
+    def getCapsules(self) -> list[Any]:
         return self.get_capsules()
 
     def getNumFood(self) -> int:
@@ -239,6 +264,13 @@ class AgentStateCamelCase(Twinned):
 
     __slots__ = ()
 
+    if TYPE_CHECKING:  # what these forward to, as the agent state defines it
+        scared_timer: int
+        is_pacman: bool
+
+        def get_position(self) -> Any: ...
+        def get_direction(self) -> str: ...
+
     def getPosition(self) -> Any:
         return self.get_position()
 
@@ -251,7 +283,7 @@ class AgentStateCamelCase(Twinned):
 
     @scaredTimer.setter
     def scaredTimer(self, value: int) -> None:
-        self.scared_timer = value
+        self.scared_timer = value  # type: ignore[misc]  # the slot is AgentState's, not the mixin's
 
     @property
     def isPacman(self) -> bool:

@@ -33,7 +33,7 @@ class MazeDistances:
     def __init__(self, layout: Any) -> None:
         moves = maze_of(layout).pacman_moves
         # Neighbours without the Stop move, which leads nowhere.
-        self._neighbours: dict[Cell, tuple[Cell, ...]] = {
+        self._neighbours: dict[Position, tuple[Cell, ...]] = {
             cell: tuple(target for target in targets.values() if target != cell)
             for cell, targets in moves.items()
         }
@@ -105,7 +105,7 @@ def grid_points(position: Position) -> list[tuple[Cell, float]]:
     return [(cell, abs(cell[0] - x) + abs(cell[1] - y)) for cell in cells]
 
 
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[Any, MazeDistances] = weakref.WeakKeyDictionary()
 
 
 def maze_distances(state_or_layout: Any) -> MazeDistances:

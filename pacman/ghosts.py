@@ -58,7 +58,7 @@ class GhostAgent(Agent):
     def __init__(self, index: int, rng: random.Random | None = None) -> None:
         super().__init__(index)
         # The global generator by default, as CS188 ghosts use; the runner always hands one in.
-        self.rng = rng if rng is not None else random._inst  # type: ignore[attr-defined]
+        self.rng = rng if rng is not None else random._inst
 
     def get_distribution(self, state: Any) -> dict[str, float]:
         raise AgentError(

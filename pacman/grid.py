@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from pacman.compat import Twinned
 
@@ -19,7 +20,10 @@ class Grid(Twinned):
     def __init__(self, width: int, height: int, initial_value: object = False) -> None:
         self.width = width
         self.height = height
-        self.data: list = [[initial_value] * height for _ in range(width)]
+        #: The columns: lists, or tuples in a frozen grid.
+        self.data: list[list[Any]] | tuple[tuple[Any, ...], ...] = [
+            [initial_value] * height for _ in range(width)
+        ]
 
     @classmethod
     def frozen(cls, columns: Iterable[Sequence[object]]) -> Grid:
@@ -30,10 +34,10 @@ class Grid(Twinned):
         grid.height = len(grid.data[0]) if grid.data else 0
         return grid
 
-    def __getitem__(self, x: int):
+    def __getitem__(self, x: int) -> Any:  # a column: a list, or a tuple when frozen
         return self.data[x]
 
-    def __setitem__(self, x: int, column: list) -> None:
+    def __setitem__(self, x: int, column: list[Any]) -> None:
         if isinstance(self.data, tuple):
             raise TypeError("this grid belongs to a game state and is read-only; use .copy()")
         self.data[x] = column

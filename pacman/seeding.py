@@ -149,7 +149,7 @@ def is_project_agent(agent: object) -> bool:
 def seed_agent(agent: object, seed: int) -> None:
     """Hand ``agent`` its stream: its ``rng`` where it has one, and Python's ``random``."""
     if hasattr(agent, "rng"):
-        agent.rng = random.Random(seed)  # type: ignore[attr-defined]
+        agent.rng = random.Random(seed)
     seed_modules(seed)
 
 
@@ -217,7 +217,7 @@ def seed_game(agents: Sequence[object], seeds: GameSeeds) -> ModuleStreams | Non
             remote(own)
         else:
             if hasattr(agent, "rng"):
-                agent.rng = random.Random(own)  # type: ignore[attr-defined]
+                agent.rng = random.Random(own)
             if not is_project_agent(agent):
                 from_module[index] = own
     if len(from_module) > 1:

@@ -18,6 +18,7 @@ Rules kept as CS188 has them even where odd (see RULES.md):
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from pacman.compat import AgentStateCamelCase, GameStateCamelCase, Twinned
@@ -50,12 +51,12 @@ class Maze:
         wall = layout.walls.data
         height = layout.height
         open_cells = [(x, y) for x in range(layout.width) for y in range(height) if not wall[x][y]]
-        #: cell -> {action: destination}, actions in legal-action order.
-        self.pacman_moves: dict[Position, dict[str, Position]] = {}
+        #: cell -> {action: destination}, actions in legal-action order (destinations: whole cells).
+        self.pacman_moves: dict[Position, dict[str, tuple[int, int]]] = {}
         #: (cell, facing) -> a ghost's legal actions there.
         self.ghost_legal: dict[tuple[Position, str], tuple[str, ...]] = {}
         for x, y in open_cells:
-            moves = {}
+            moves: dict[str, tuple[int, int]] = {}
             for action in ACTION_ORDER:
                 dx, dy = VECTORS[action]
                 if not wall[x + dx][y + dy]:
@@ -70,17 +71,17 @@ class Maze:
                     self.ghost_legal[((x, y), facing)] = tuple(possible)
         self.pacman_legal = {cell: tuple(moves) for cell, moves in self.pacman_moves.items()}
         #: food cell -> its bit; bit order is x-major, as Grid.as_list() lists cells.
-        self.food_bit = {(x, y): 1 << (x * height + y) for x, y in open_cells}
+        self.food_bit: dict[Position, int] = {(x, y): 1 << (x * height + y) for x, y in open_cells}
         self.bit_cell = {bit.bit_length() - 1: cell for cell, bit in self.food_bit.items()}
 
-    def food_int(self, cells) -> int:
+    def food_int(self, cells: Iterable[Position]) -> int:
         food = 0
         for cell in cells:
             food |= self.food_bit[cell]
         return food
 
 
-_MAZES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MAZES: weakref.WeakKeyDictionary[Layout, Maze] = weakref.WeakKeyDictionary()
 
 
 def maze_of(layout: Layout) -> Maze:
@@ -179,6 +180,15 @@ class GameState(GameStateCamelCase):
         "_outcome",
         "_score",
     )
+    # The slots' types (set by _make, never changed after).
+    _maze: Maze
+    _agents: tuple[tuple[Position, str, int], ...]
+    _food: int
+    _capsules: tuple[Position, ...]
+    _score: int
+    _outcome: int
+    _hash: int | None
+    _food_grid: Grid | None
 
     @classmethod
     def initial(cls, layout: Layout, num_ghosts: int | None = None) -> GameState:
@@ -236,7 +246,9 @@ class GameState(GameStateCamelCase):
                 capsules = tuple(c for c in capsules if c != target)
                 ghosts = tuple((g_pos, g_facing, SCARED_TIME) for g_pos, g_facing, _ in ghosts)
             px, py = target
-            new_agents = [(target, facing if action == STOP else action, 0)]
+            new_agents: list[tuple[Position, str, int]] = [
+                (target, facing if action == STOP else action, 0)
+            ]
             for index, ghost in enumerate(ghosts, start=1):
                 (gx, gy), _, scared = ghost
                 if abs(gx - px) + abs(gy - py) <= COLLISION_TOLERANCE:
@@ -264,16 +276,16 @@ class GameState(GameStateCamelCase):
             x += dx
             y += dy
         ghost = ((x, y), action, scared)
-        px, py = agents[0][0]
-        if abs(x - px) + abs(y - py) <= COLLISION_TOLERANCE:
+        pacman_x, pacman_y = agents[0][0]
+        if abs(x - pacman_x) + abs(y - pacman_y) <= COLLISION_TOLERANCE:
             if scared:
                 score += GHOST_SCORE
                 ghost = (maze.layout.agent_positions[agent_index][1], STOP, 0)
             else:
                 score -= LOSE_PENALTY
                 outcome = _LOST
-        new_agents = (*agents[:agent_index], ghost, *agents[agent_index + 1 :])
-        return _make(maze, new_agents, self._food, self._capsules, score, outcome)
+        moved = (*agents[:agent_index], ghost, *agents[agent_index + 1 :])
+        return _make(maze, moved, self._food, self._capsules, score, outcome)
 
     def generate_pacman_successor(self, action: str) -> GameState:
         return self.generate_successor(0, action)
@@ -346,7 +358,8 @@ class GameState(GameStateCamelCase):
 
     def get_food_positions(self) -> list[Position]:
         """The cells that still hold food, x-major (as ``get_food().as_list()``)."""
-        cells, food, bit_cell = [], self._food, self._maze.bit_cell
+        cells: list[Position] = []
+        food, bit_cell = self._food, self._maze.bit_cell
         while food:
             low = food & -food
             cells.append(bit_cell[low.bit_length() - 1])
@@ -417,10 +430,11 @@ class GameState(GameStateCamelCase):
         cells = [list(row.replace("P", " ").replace("G", " ")) for row in layout.rows]
         cells = [[c if c == "%" else " " for c in row] for row in cells]
         top = layout.height - 1
+        # Food and capsules lie on whole cells (int() only tells the type checker so).
         for x, y in self.get_food_positions():
-            cells[top - y][x] = "."
+            cells[top - int(y)][int(x)] = "."
         for x, y in self._capsules:
-            cells[top - y][x] = "o"
+            cells[top - int(y)][int(x)] = "o"
         for index, ((x, y), facing, scared) in enumerate(self._agents):
             col, row = int(x + 0.5), top - int(y + 0.5)
             if index == 0:
@@ -438,7 +452,7 @@ class GameState(GameStateCamelCase):
             f"pacman={self._agents[0][0]} food={self.get_num_food()}>"
         )
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., GameState], tuple[object, ...]]:
         return (
             _make,
             (self._maze, self._agents, self._food, self._capsules, self._score, self._outcome),
@@ -458,9 +472,9 @@ _new = object.__new__
 
 def _make(
     maze: Maze,
-    agents: tuple,
+    agents: tuple[tuple[Position, str, int], ...],
     food: int,
-    capsules: tuple,
+    capsules: tuple[Position, ...],
     score: int,
     outcome: int,
 ) -> GameState:

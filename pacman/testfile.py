@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pacman.errors import PacmanError
 
@@ -36,7 +37,7 @@ class TestFileError(PacmanError):
     __test__ = False  # not a pytest test class
 
 
-class TestFile(dict):
+class TestFile(dict[str, Any]):
     """The ``key -> value`` pairs of one file, plus where each key was found.
 
     It is a plain ``dict[str, str]``; ``path`` and ``line_of(key)`` let later

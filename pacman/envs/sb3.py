@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from pacman.envs import MAX_EPISODE_STEPS
 from pacman.envs._optional import require
+from pacman.envs.registration import MAX_EPISODE_STEPS
 from pacman.envs.vector import PacmanVectorEnv
 
 require("stable_baselines3")

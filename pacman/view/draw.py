@@ -138,7 +138,7 @@ def _draw_pacman(
             return
         facing_angle = 90.0
         half_mouth = 45 + 135 * dying
-    points = [(cx, cy)]
+    points: list[tuple[float, float]] = [(cx, cy)]
     steps = 28
     start = facing_angle + half_mouth
     sweep = 360 - 2 * half_mouth
@@ -162,9 +162,9 @@ def _ghost_outline(cx: float, cy: float, cell: int) -> list[tuple[float, float]]
     points.append((cx + radius, bottom))
     for tooth in range(skirt):  # right to left: up to a notch, down to a point
         right = cx + radius - 2 * radius * tooth / skirt
-        step = 2 * radius / skirt
-        points.append((right - step / 2, bottom - cell * 0.12))
-        points.append((right - step, bottom))
+        width = 2 * radius / skirt
+        points.append((right - width / 2, bottom - cell * 0.12))
+        points.append((right - width, bottom))
     return points
 
 
@@ -355,8 +355,8 @@ def _draw_board(
     for x, y in state.get_food().as_list():
         pygame.draw.circle(surface, theme.food, geometry.center(x, y), food_radius)
     capsule_radius = max(2, round(cell * 0.25))
-    for x, y in state.get_capsules():
-        center = geometry.center(x, y)
+    for capsule_x, capsule_y in state.get_capsules():
+        center = geometry.center(capsule_x, capsule_y)
         pygame.gfxdraw.aacircle(surface, *center, capsule_radius, theme.capsule)
         pygame.gfxdraw.filled_circle(surface, *center, capsule_radius, theme.capsule)
 

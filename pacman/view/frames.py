@@ -220,7 +220,7 @@ class FrameRecorder:
         self._moves = 0
         self._pacman_moves = 0
         self._last_recorded = 0
-        self._surface = None
+        self._surface: Any = None  # a pygame.Surface once a game starts (pygame comes on use)
         self._writer: _GifWriter | None = None
         self._state: GameState | None = None
 

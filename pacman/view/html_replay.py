@@ -26,7 +26,7 @@ from pacman.view.themes import FLASH_BELOW, GAME_OVER_RED, get_theme
 
 if TYPE_CHECKING:
     from pacman.game import GameResult
-    from pacman.state import GameState
+    from pacman.state import GameState, Position
 
 __all__ = ["HtmlReplay", "ReplayData", "ending", "replay_page", "write_replay"]
 
@@ -82,8 +82,8 @@ class ReplayData:
         self.values = values
         #: The game being kept (``None`` before a game starts).
         self.data: dict[str, Any] | None = None
-        self._food: set[tuple[int, int]] = set()
-        self._capsules: set[tuple[int, int]] = set()
+        self._food: set[Position] = set()
+        self._capsules: set[Position] = set()
         self._pending: int | None = None
 
     def initialize(self, state: GameState) -> None:

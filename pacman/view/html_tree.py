@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pacman.view.html import json_block, page
-from pacman.view.searchtree import SearchTree
+from pacman.view.tree_model import TreeModel
 
 __all__ = ["tree_page"]
 
@@ -348,7 +348,7 @@ function revealLine() {  // the chosen line in view as the page opens
 
 
 def tree_page(
-    tree: SearchTree,
+    tree: TreeModel,
     describe: Callable[[Any], str] = str,
     compare: dict[str, Any] | None = None,
 ) -> str:

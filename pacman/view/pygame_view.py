@@ -159,7 +159,7 @@ class PygameDisplay:
         )
         self._pygame.display.set_caption(title)
         self._clock = self._pygame.time.Clock()
-        self._layout = None
+        self._layout: Layout | None = None
         self._state: GameState | None = None
         self._positions: list[tuple[float, float]] = []
         self._mouth = 1.0

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from pacman.view.searchtree import SearchTree, TreeNode
+from pacman.view.tree_model import TreeModel, TreeNode
 
 
 def _format(value: float | None) -> str:
@@ -39,7 +39,7 @@ def _label(node: TreeNode, describe: Callable[[Any], str]) -> str:
 
 
 def to_text(
-    tree: SearchTree, max_ply: int | None = None, describe: Callable[[Any], str] = str
+    tree: TreeModel, max_ply: int | None = None, describe: Callable[[Any], str] = str
 ) -> str:
     """The tree for a terminal: one node a line, indented; ``*`` marks the principal variation.
 
