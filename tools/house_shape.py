@@ -24,11 +24,14 @@ SKIPPED_FOLDERS = frozenset({"shims"})
 
 @dataclass(frozen=True)
 class Limits:
-    """What the house allows (set by issue 25, when grading/ was cut from 7,000 lines)."""
+    """What the house allows. grading/'s budget was 4,500 when issue 25 cut it from 7,000
+    lines; issues 32-37 added four features there (similar submissions, fixed baselines,
+    results.json whatever happens, fresh-tree fairness: about 1,200 lines), so 6,000 now,
+    until the grading command moves up beside the other commands (issue 35)."""
 
     module_lines: int = 600
     function_lines: int = 80
-    grading_lines: int = 4500
+    grading_lines: int = 6000
 
 
 def python_files(root: Path) -> list[Path]:
