@@ -34,9 +34,9 @@ PSEUDONYM_CHARS = 24
 DEFAULT_PLATFORM_LIMIT = PLATFORM_TIME_LIMIT
 
 
-def derived_pseudonym(secret: str, submission_id: str) -> str:
-    """``player-3f9a1c2e``: an HMAC of the submission id under the bundle's secret."""
-    digest = hmac.new(secret.encode(), b"leaderboard\0" + submission_id.encode(), hashlib.sha256)
+def derived_pseudonym(secret: str, student_id: str) -> str:
+    """``player-3f9a1c2e``: an HMAC of the student's id under the bundle's secret."""
+    digest = hmac.new(secret.encode(), b"leaderboard\0" + student_id.encode(), hashlib.sha256)
     return "player-" + digest.hexdigest()[:8]
 
 
@@ -63,11 +63,18 @@ def _read_small(path: str, limit: int = 4096) -> bytes | None:
         return handle.read(limit)
 
 
-def submission_id(root: str) -> str:
-    """Gradescope's id of this submission (``submission_metadata.json``), or "" when absent."""
+def student_id(root: str) -> str:
+    """Gradescope's number for the student who submitted (``submission_metadata.json``'s
+    first user; the submission's own id where it names none), or "" when absent. The user's
+    number, not the submission's, so a resubmission keeps its name on the leaderboard; never
+    the email or the name."""
     raw = _read_small(os.path.join(root, "submission_metadata.json"), 1 << 20)
     try:
-        found = json.loads(raw or b"{}").get("id")
+        metadata = json.loads(raw or b"{}")
+        users = metadata.get("users")
+        first = users[0] if isinstance(users, list) and users else {}
+        found = first.get("id") if isinstance(first, dict) else None
+        found = metadata.get("id") if found is None else found
     except (ValueError, AttributeError):
         return ""
     return str(found) if isinstance(found, (int, str)) else ""
@@ -77,7 +84,7 @@ def leaderboard_name(root: str, secret: str, beside: str = "") -> tuple[str, str
     """The submission's leaderboard name and, when its ``pseudonym.txt`` (at the top of the
     submission, or in its folder ``beside`` the student's files) could not be used, a line
     saying why (shown to the student)."""
-    fallback = derived_pseudonym(secret, submission_id(root) or "no submission id")
+    fallback = derived_pseudonym(secret, student_id(root) or "no student id")
     folder = os.path.join(root, "submission")
     raw = _read_small(os.path.join(folder, PSEUDONYM_FILE))
     if raw is None and beside:
