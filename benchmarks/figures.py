@@ -90,6 +90,10 @@ FIGURES: dict[str, Figure] = {
         "python benchmarks/bench_envs.py --only batched --repeat 3",
         needs="gymnasium",
     ),
+    "similarity": Figure(
+        "docs/course.md (Similar submissions): classes of 100 and 1,000 compared",
+        "python benchmarks/bench_similarity.py",
+    ),
     "approximate-q": Figure(
         "README, docs/envs.md: the linear learner's training time, win rate, mean score",
         "python examples/approximate_q.py",

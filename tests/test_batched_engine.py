@@ -338,6 +338,8 @@ def test_the_compiled_path_without_numba_is_one_line_naming_the_extra(monkeypatc
     monkeypatch.setattr(kernel, "numba", None)
     with pytest.raises(PacmanError) as refused:
         BatchedGames(load_layout("smallClassic"), 2, compiled=True)
-    assert str(refused.value).startswith("the compiled batched engine needs Numba: pip install")
+    assert str(refused.value).startswith(
+        "the compiled batched engine needs Numba (the [fast] extra): pip install"
+    )
     assert "fast" in str(refused.value) and "\n" not in str(refused.value)
     assert not BatchedGames(load_layout("smallClassic"), 2).compiled  # NumPy, quietly

@@ -107,7 +107,9 @@ class BatchedGames:
         self._dy = np.array([[0, 0, 0, 1, -1][c] for c in order], np.int64)
         self._weights = (1 << np.arange(4)).astype(np.int64)
         if compiled and not kernel.available():
-            raise PacmanError(f"the compiled batched engine needs Numba: {install_hint('fast')}")
+            raise PacmanError(
+                f"the compiled batched engine needs Numba (the [fast] extra): {install_hint('fast')}"
+            )
         self.compiled = kernel.available() if compiled is None else bool(compiled)
         self._tables = self._kernel_tables() if self.compiled else ()
 
