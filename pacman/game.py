@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from pacman.agent import action_method, hook
+from pacman.agent import action_method, display_name, hook
 from pacman.errors import AgentCrashed, AgentError, IllegalActionError, PacmanError
 from pacman.marks import collect as collect_notes
 from pacman.seeding import GameSeeds, seed_game
@@ -195,7 +195,7 @@ class Game:
 
     def _name(self, index: int) -> str:
         who = "Pac-Man" if index == 0 else f"ghost {index}"
-        return f"{who} ({type(self.agents[index]).__name__})"
+        return f"{who} ({display_name(self.agents[index])})"
 
     def _time_left(self, used: float) -> float | None:
         """How long the next move may take, a little over the limit so the check below names it."""
@@ -326,8 +326,8 @@ class Game:
         state, crash, agents = progress.state, progress.crash, self.agents
         result = GameResult(
             layout=state.layout.name,
-            pacman=type(agents[0]).__name__,
-            ghosts=[type(agent).__name__ for agent in agents[1:]],
+            pacman=display_name(agents[0]),
+            ghosts=[display_name(agent) for agent in agents[1:]],
             score=state.get_score(),
             win=state.is_win() and crash is None,
             lose=state.is_lose(),

@@ -216,8 +216,7 @@ def _check_outputs(options: argparse.Namespace) -> None:
 def play_games(options: argparse.Namespace) -> int:
     """Play the games ``options`` ask for and report them as CS188 does; returns the exit code."""
     layout = _layout(options)
-    pacman_class, agent_args = _agents(options)
-    agent_name = pacman_class.__name__
+    agent_name, agent_args = _agents(options)
     wants_keyboard = agent_name == "KeyboardAgent"
     parallel = options.jobs > 1 or options.scheduler is not None
     if parallel and options.web is not None:
@@ -252,29 +251,23 @@ def _layout(options: argparse.Namespace) -> Layout:
     return layout
 
 
-def _agents(options: argparse.Namespace) -> tuple[type, dict[str, str]]:
-    """Pac-Man's agent class and its arguments; the ghosts' class is checked too."""
+def _agents(options: argparse.Namespace) -> tuple[str, dict[str, str]]:
+    """The name Pac-Man's agent plays as and its arguments; the ghosts' class is checked too."""
     from pacman.loading import accepts, parse_agent_args
+    from pacman.runner import named_agent  # under --isolation sandbox, files are not imported
 
-    if options.isolation == "sandbox":
-        from pacman.runner import sandbox_class  # the agents' files are not imported
-
-        pacman_class = sandbox_class(options.pacman, "agent")
-        sandbox_class(options.ghosts, "ghost")
-    else:
-        from pacman.runner import agent_class
-
-        pacman_class = agent_class(options.pacman, "agent")
-        agent_class(options.ghosts, "ghost")
+    agent_name, pacman_class = named_agent(options.pacman, "agent", options.isolation)
+    named_agent(options.ghosts, "ghost", options.isolation)
     agent_args = parse_agent_args(options.agentArgs)
     if (
         options.numTraining
         and "numTraining" not in agent_args
+        and pacman_class is not None
         and accepts(pacman_class, "numTraining")
     ):
         # As CS188 does, for learning agents; others would fail on an argument they never use.
         agent_args["numTraining"] = str(options.numTraining)
-    return pacman_class, agent_args
+    return agent_name, agent_args
 
 
 def _keyboard_without_window(options: argparse.Namespace) -> UsageError:

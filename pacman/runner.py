@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pacman.agent import display_name
 from pacman.errors import AgentExited, PacmanError
 from pacman.execution import InOrder, TaskRun, progress_bar
 from pacman.game import GameResult, QuitRequested, run_game, where
@@ -109,16 +110,17 @@ def _class_from_source(file_name: str, source: str, class_name: str, role: str) 
             return find_class(f"{copy}:{class_name}", role)
 
 
-def sandbox_class(name: str, role: str) -> type:
-    """The class ``-p``/``-g`` name under ``--isolation sandbox``: the project's own, or a
-    stand-in named like the untrusted one (whose file is not imported here)."""
-    from pacman.sandbox.games import untrusted_agent
-    from pacman.sandbox.remote import RemoteAgent
+def named_agent(name: str, role: str, isolation: str) -> tuple[str, type | None]:
+    """The name agent ``name`` plays as, and its class when that is imported here: under
+    ``--isolation sandbox`` an untrusted file is not (its class is only named)."""
+    if isolation == "sandbox":
+        from pacman.sandbox.games import untrusted_agent
 
-    found = untrusted_agent(name, role)
-    if found is None:
-        return agent_class(name, role)
-    return type(found[2], (RemoteAgent,), {})
+        found = untrusted_agent(name, role)
+        if found is not None:
+            return found[2], None
+    cls = agent_class(name, role)
+    return cls.__name__, cls
 
 
 def portable(spec: GameSpec) -> GameSpec:
@@ -201,7 +203,7 @@ def _agent_code(who: str, agents: Sequence[object] = ()) -> Iterator[None]:
             if any(owner is agent for agent in agents):
                 index = next(i for i, agent in enumerate(agents) if agent is owner)
                 kind = "Pac-Man" if index == 0 else f"ghost {index}"
-                who = f"{kind} ({type(owner).__name__})"
+                who = f"{kind} ({display_name(owner)})"
                 break
         raise AgentExited(f"{who} called sys.exit({stop.code!r}){where(stop)}") from None
 
@@ -246,7 +248,7 @@ def play(
     # The game seeds its agents as it starts, after they are built (once per run serially,
     # once per game in parallel): game i plays alike in every mode and alone.
     try:
-        with _agent_code(f"the agent {type(agents[0]).__name__}", agents):
+        with _agent_code(f"the agent {display_name(agents[0])}", agents):
             result = run_game(
                 layout,
                 agents[0],

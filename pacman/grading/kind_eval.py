@@ -169,7 +169,7 @@ class EvalAgentTest(TestCase):
 
         link = GradingLink(ctx, worker, self.agent, self.max_time, fresh=start_new)
         ghosts = [GHOST_TYPES[name](*args, **kwargs) for name, args, kwargs in self.ghosts]
-        pacman = type(self.agent, (GradedAgent,), {})(0, self.agent, self.kwargs, link)
+        pacman = GradedAgent(0, self.agent, self.kwargs, link)
         result = run_game(
             self.layout,
             pacman,

@@ -166,7 +166,7 @@ def sandboxed_agent(
     agent_files: tuple[tuple[str, str], ...] = (),
     timeout: float | None = None,
 ) -> RemoteAgent | None:
-    """A stand-in playing agent ``name`` from a sandboxed worker (named like its class), or
+    """A stand-in playing agent ``name`` from a sandboxed worker (named as its class), or
     None when ``name`` is the project's own (built in-process as usual)."""
     found = untrusted_agent(name, role, agent_files)
     if found is None:
@@ -181,4 +181,4 @@ def sandboxed_agent(
     except SandboxError as error:
         raise UsageError(f"--isolation sandbox: {error}") from None
     link = GameLink(hosted.pool, hosted.pool.config.limits.move_seconds, class_name)
-    return type(class_name, (RemoteAgent,), {})(index, class_name, dict(kwargs), link)
+    return RemoteAgent(index, class_name, dict(kwargs), link)
