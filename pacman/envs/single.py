@@ -15,7 +15,7 @@ from pacman.envs import render as rendering
 from pacman.envs.compact import FEATURE_NAMES, FeatureEncoder, WindowEncoder
 from pacman.envs.observation import GridEncoder, action_mask
 from pacman.errors import IllegalActionError, PacmanError
-from pacman.ghosts import GHOST_TYPES, GhostAgent
+from pacman.ghosts import GHOST_ALIASES, GHOST_TYPES, GhostAgent
 from pacman.layout import Layout, load_layout
 from pacman.mazegen import board_draw
 from pacman.state import SCARED_TIME, GameState
@@ -27,7 +27,6 @@ ACTIONS: tuple[str, ...] = ACTION_ORDER
 ENDED_MASK = action_mask([STOP], ACTIONS)
 ENDED_MASK.flags.writeable = False
 
-_GHOST_ALIASES = {"random": "RandomGhost", "directional": "DirectionalGhost"}
 GhostFactory = Callable[[int, random.Random], Any]
 #: ``(state before the step, state after it) -> reward``, replacing the score change.
 RewardFunction = Callable[[GameState, GameState], float]
@@ -42,10 +41,9 @@ def ghost_factory(ghost: str | GhostFactory) -> GhostFactory:
         return lambda index, rng: cls(index, rng=rng)
     if callable(ghost):
         return ghost
-    name = _GHOST_ALIASES.get(str(ghost), str(ghost))
-    cls = GHOST_TYPES.get(name)
+    cls = GHOST_ALIASES.get(str(ghost)) or GHOST_TYPES.get(str(ghost))
     if cls is None:
-        known = ", ".join([*_GHOST_ALIASES, *GHOST_TYPES])
+        known = ", ".join([*GHOST_ALIASES, *GHOST_TYPES])
         raise PacmanError(f"unknown ghost {ghost!r}; known: {known}")
     return lambda index, rng: cls(index, rng=rng)
 
