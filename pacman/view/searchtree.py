@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.search_config import CHANCE, MAX, MIN
 from pacman.errors import AgentCrashed, PacmanError
 from pacman.recording import ExpansionLog
 
@@ -56,7 +57,6 @@ __all__ = [
     "principal_variation",
 ]
 
-MAX, MIN, CHANCE = "max", "min", "chance"
 
 #: What ``algorithm`` may be, and whether ghosts are chance nodes under it.
 ALGORITHMS: dict[str, bool] = {
