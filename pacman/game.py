@@ -223,6 +223,11 @@ class Game:
 
     def run(self) -> GameResult:
         """Play the game to its end (or its move limit, or a crash) and say how it ended."""
+        return self.play().outcome()
+
+    def play(self) -> GameEnd:
+        """:meth:`run`, but a stop an observer asks for on the final board is handed back
+        with the finished game instead of raised (the game counts, then the run stops)."""
         progress = _Progress(self.initial_state, len(self.agents))
         streams = None
         if self.seed is not None:
@@ -321,7 +326,7 @@ class Game:
                     return f"{self._name(index)} crashed in final: {describe(error)}"
         return None
 
-    def _finish(self, progress: _Progress) -> GameResult:
+    def _finish(self, progress: _Progress) -> GameEnd:
         """The result, shown to the observers; a crash raised unless ``catch_exceptions``."""
         state, crash, agents = progress.state, progress.crash, self.agents
         result = GameResult(
@@ -345,13 +350,26 @@ class Game:
         try:
             self._notify("finish", state, result)
         except (KeyboardInterrupt, QuitRequested) as stop:
-            # The game is over: a stop while its final board is up keeps it (the runner
-            # reports it before stopping).
-            stop.finished_game = result  # type: ignore[attr-defined]
-            raise
+            # The game is over: a stop while its final board is up keeps it.
+            return GameEnd(result, stop)
         if crash is not None and not self.catch_exceptions:
             raise AgentCrashed(crash)
-        return result
+        return GameEnd(result)
+
+
+@dataclass
+class GameEnd:
+    """A finished game, and the stop (Ctrl-C, a closed window) an observer raised as it
+    showed the final board: the game counts, then the run stops."""
+
+    result: GameResult
+    stop: KeyboardInterrupt | QuitRequested | None = None
+
+    def outcome(self) -> GameResult:
+        """The result, or the stop raised."""
+        if self.stop is not None:
+            raise self.stop
+        return self.result
 
 
 @dataclass
@@ -376,9 +394,6 @@ def run_game(
     layout: Any,
     pacman: object,
     ghosts: Sequence[object] = (),
-    *,
-    num_ghosts: int | None = None,
-    seed: int | None = None,
     **options: Any,
 ) -> GameResult:
     """Play one game on a layout (a ``Layout`` or a name) and return how it ended.
@@ -386,9 +401,22 @@ def run_game(
     With ``seed`` (and ``secret``), each agent draws from its own stream, as in every game
     of a batch (:mod:`pacman.seeding`): the same seed and agents give the same game.
     """
+    return play_game(layout, pacman, ghosts, **options).outcome()
+
+
+def play_game(
+    layout: Any,
+    pacman: object,
+    ghosts: Sequence[object] = (),
+    *,
+    num_ghosts: int | None = None,
+    seed: int | None = None,
+    **options: Any,
+) -> GameEnd:
+    """:func:`run_game`, a stop on the final board handed back (:meth:`Game.play`)."""
     from pacman.layout import Layout, load_layout
 
     if not isinstance(layout, Layout):
         layout = load_layout(layout)
     state = GameState.initial(layout, len(ghosts) if num_ghosts is None else num_ghosts)
-    return Game(state, [pacman, *ghosts], seed=seed, **options).run()
+    return Game(state, [pacman, *ghosts], seed=seed, **options).play()

@@ -24,7 +24,7 @@ from typing import Any
 from pacman.agent import display_name
 from pacman.errors import AgentExited, PacmanError
 from pacman.execution import InOrder, TaskRun, progress_bar
-from pacman.game import GameResult, QuitRequested, run_game, where
+from pacman.game import GameEnd, GameResult, play_game, run_game, where
 from pacman.layout import Layout, load_layout, parse_layout, playable
 from pacman.loading import USER_MODULE_PREFIX, build_agent, find_class
 from pacman.seeding import new_secret
@@ -239,6 +239,15 @@ def play(
     """Play the game ``spec`` describes: its agents built by name, then played by
     :func:`pacman.game.run_game`, the one way a game is played. ``pacman`` reuses an existing
     agent (CS188 keeps one across games)."""
+    return play_to_end(spec, observers, pacman).outcome()
+
+
+def play_to_end(
+    spec: GameSpec,
+    observers: Sequence[object] = (),
+    pacman: object | None = None,
+) -> GameEnd:
+    """:func:`play`, a stop on the final board handed back with the game it ended."""
     (spec,) = with_secret([spec])
     layout = _layout(spec)
     agents = build_agents(spec, layout, pacman)
@@ -247,29 +256,23 @@ def play(
         stats.reset()  # per game, also for the one agent a serial run keeps across games
     # The game seeds its agents as it starts, after they are built (once per run serially,
     # once per game in parallel): game i plays alike in every mode and alone.
-    try:
-        with _agent_code(f"the agent {display_name(agents[0])}", agents):
-            result = run_game(
-                layout,
-                agents[0],
-                agents[1:],
-                observers=observers,
-                catch_exceptions=spec.catch_exceptions,
-                move_timeout=spec.timeout,
-                game_timeout=spec.timeout,
-                max_moves=spec.max_moves,
-                seed=spec.seed,
-                secret=spec.secret or "",
-                keep_notes=spec.keep_notes,
-            )
-    except (KeyboardInterrupt, QuitRequested) as stop:
-        finished = getattr(stop, "finished_game", None)
-        if finished is not None and stats is not None and hasattr(stats, "summary"):
-            finished.stats = stats.summary()
-        raise
+    with _agent_code(f"the agent {display_name(agents[0])}", agents):
+        end = play_game(
+            layout,
+            agents[0],
+            agents[1:],
+            observers=observers,
+            catch_exceptions=spec.catch_exceptions,
+            move_timeout=spec.timeout,
+            game_timeout=spec.timeout,
+            max_moves=spec.max_moves,
+            seed=spec.seed,
+            secret=spec.secret or "",
+            keep_notes=spec.keep_notes,
+        )
     if stats is not None and hasattr(stats, "summary"):
-        result.stats = stats.summary()
-    return result
+        end.result.stats = stats.summary()
+    return end
 
 
 def _play_without_state(spec: GameSpec) -> GameResult:
@@ -327,18 +330,10 @@ def stream_games(
                 if pacman is None:
                     pacman = _build(spec.pacman, "agent", spec, **spec.pacman_args)
                 observers = observers_for(index) if observers_for else ()
-                try:
-                    result = play(spec, observers, pacman)
-                except (KeyboardInterrupt, QuitRequested) as stop:
-                    finished = getattr(stop, "finished_game", None)
-                    if finished is None:
-                        raise
-                    # Stopped on its final board: the game counts, then the run stops.
-                    bar.update()
-                    yield index, finished
-                    raise
+                end = play_to_end(spec, observers, pacman)
                 bar.update()
-                yield index, result
+                yield index, end.result
+                end.outcome()  # stopped on its final board: the game counted, the run stops
             return
         sent = [portable(spec) for spec in specs]
         with TaskRun(

@@ -155,6 +155,20 @@ def test_an_agent_is_named_as_its_class_unless_it_says_otherwise():
     )
 
 
+def test_a_stop_on_the_final_board_comes_back_with_the_game_it_ended():
+    from pacman.game import QuitRequested
+
+    class ClosesOnTheEnd:
+        def finish(self, state, result):
+            raise QuitRequested("the window was closed")
+
+    end = game(Script("Stop", "Stop", "Stop", "Stop"), observers=[ClosesOnTheEnd()]).play()
+    assert (str(end.stop), end.result.lose, end.result.moves) == ("the window was closed", True, 8)
+    with pytest.raises(QuitRequested, match="the window was closed"):
+        game(Script("Stop", "Stop", "Stop", "Stop"), observers=[ClosesOnTheEnd()]).run()
+    assert game(Script("Stop", "Stop", "Stop", "Stop")).play().stop is None
+
+
 def test_an_illegal_move_is_a_crash_that_names_the_legal_moves():
     result = game(Script("East"), Script("East", index=1), catch_exceptions=True).run()
     assert result.crash == (
