@@ -340,6 +340,7 @@ def _spec(
         keep_notes=bool(options.record),
         isolation=options.isolation,
         secret=None if options.game_secret is None else read_secret(options.game_secret),
+        loaded_layout=layout,
     )
 
 

@@ -62,9 +62,14 @@ class GameSpec:
     #: in-process; a fresh one per run (:func:`stream_games`) where agents are sandboxed,
     #: so they cannot work the ghosts' moves out from a seed.
     secret: str | None = None
+    #: ``layout`` as the caller already loaded it (the command, once per run); None: loaded
+    #: here by name or from ``layout_text``. Workers get its text (:func:`portable`).
+    loaded_layout: Layout | None = field(default=None, repr=False)
 
 
 def _layout(spec: GameSpec) -> Layout:
+    if spec.loaded_layout is not None:
+        return playable(spec.loaded_layout)
     if spec.layout_text is not None:
         return playable(_parsed_layout(spec.layout_text, spec.layout))
     return playable(_loaded_layout(spec.layout))
@@ -132,10 +137,11 @@ def portable(spec: GameSpec) -> GameSpec:
     if spec.isolation == "sandbox":
         return _sandboxed_portable(spec)  # the same, without importing the agents' files
     layout, layout_text, pacman, ghost, files = _carried(
-        spec.layout, spec.pacman, spec.ghost, spec.agent_files
+        spec.loaded_layout or spec.layout, spec.pacman, spec.ghost, spec.agent_files
     )
     return replace(
         spec,
+        loaded_layout=None,
         layout=layout,
         layout_text=layout_text,
         pacman=pacman,
@@ -149,7 +155,9 @@ def _sandboxed_portable(spec: GameSpec) -> GameSpec:
     files travel with the spec, found without importing them."""
     from pacman.sandbox.games import untrusted_agent
 
-    layout = _loaded_layout(spec.layout) if spec.layout_text is None else None
+    layout = spec.loaded_layout
+    if layout is None and spec.layout_text is None:
+        layout = _loaded_layout(spec.layout)
     files = dict(spec.agent_files)
     names = []
     for role, name in (("agent", spec.pacman), ("ghost", spec.ghost)):
@@ -161,6 +169,7 @@ def _sandboxed_portable(spec: GameSpec) -> GameSpec:
         names.append(name)
     return replace(
         spec,
+        loaded_layout=None,
         layout=layout.name if layout is not None else spec.layout,
         layout_text="\n".join(layout.rows) if layout is not None else spec.layout_text,
         pacman=names[0],
@@ -171,10 +180,11 @@ def _sandboxed_portable(spec: GameSpec) -> GameSpec:
 
 @lru_cache(maxsize=16)
 def _carried(
-    layout_name: str, pacman: str, ghost: str, agent_files: tuple[tuple[str, str], ...]
+    layout: str | Layout, pacman: str, ghost: str, agent_files: tuple[tuple[str, str], ...]
 ) -> tuple[str, str, str, str, tuple[tuple[str, str], ...]]:
     # Once per batch, not per game: a batch's games differ only in their seeds.
-    layout = _loaded_layout(layout_name)
+    if not isinstance(layout, Layout):
+        layout = _loaded_layout(layout)
     files = dict(agent_files)
     names = []
     for role, name in (("agent", pacman), ("ghost", ghost)):
