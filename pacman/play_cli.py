@@ -161,7 +161,7 @@ def print_summary(results: Sequence[Any], stream: Any = None) -> None:
 
 def replay_game(options: argparse.Namespace) -> int:
     """``pacman --replay FILE``: show a recorded game again; returns the exit code."""
-    from pacman.runner import load_record, replay
+    from pacman.records import load_record, replay
 
     try:
         record = load_record(options.replay)
@@ -436,7 +436,7 @@ class _Games:
     def keep(self, index: int, result: Any) -> None:
         """A finished game's result, JSON line and record (written whole)."""
         from pacman.outputs import write_atomically
-        from pacman.runner import game_record, json_line
+        from pacman.records import game_record, json_line
 
         options = self.options
         self.results[index] = result

@@ -246,7 +246,7 @@ class EvalAgentTest(TestCase):
 def game_stats(results: list[Any], timeouts: int, layout: Any, num_ghosts: int) -> dict[str, Any]:
     """What a leaderboard needs of an EvalAgentTest's games: counts, scores, and the best
     and worst game as replayable records (``pacman --replay``)."""
-    from pacman.runner import game_record
+    from pacman.records import game_record
 
     scores = [r.score for r in results]
     crashes = sum(1 for r in results if r.crashed) - timeouts
