@@ -26,7 +26,7 @@ from pacman.errors import (
 
 if TYPE_CHECKING:
     from pacman.layout import Layout
-    from pacman.runner import GameSpec
+    from pacman.runner import GameSpec, ResolvedAgent
 
 #: ``-r``/``--record`` without a file: each game to ``recorded-game-N.json``.
 AUTO_RECORD = "<auto>"
@@ -216,7 +216,8 @@ def _check_outputs(options: argparse.Namespace) -> None:
 def play_games(options: argparse.Namespace) -> int:
     """Play the games ``options`` ask for and report them as CS188 does; returns the exit code."""
     layout = _layout(options)
-    agent_name, agent_args = _agents(options)
+    agents, agent_args = _agents(options)
+    agent_name = agents[0].name
     wants_keyboard = agent_name == "KeyboardAgent"
     parallel = options.jobs > 1 or options.scheduler is not None
     if parallel and options.web is not None:
@@ -231,7 +232,7 @@ def play_games(options: argparse.Namespace) -> int:
         raise _keyboard_without_window(options)
     seed = _seed(options)
     display = _display(options, parallel, wants_keyboard, agent_name)
-    spec = _spec(options, layout, agent_args, seed)
+    spec = _spec(options, layout, agents, agent_args, seed)
     games = _Games(options, layout, display, agent_name, agent_args)
     code = games.play(spec)
     if games.results and code != 1:
@@ -251,23 +252,25 @@ def _layout(options: argparse.Namespace) -> Layout:
     return layout
 
 
-def _agents(options: argparse.Namespace) -> tuple[str, dict[str, str]]:
-    """The name Pac-Man's agent plays as and its arguments; the ghosts' class is checked too."""
+def _agents(
+    options: argparse.Namespace,
+) -> tuple[tuple[ResolvedAgent, ResolvedAgent], dict[str, str]]:
+    """Pac-Man's agent and the ghosts', each resolved once for the run; Pac-Man's arguments."""
     from pacman.loading import accepts, parse_agent_args
-    from pacman.runner import named_agent  # under --isolation sandbox, files are not imported
+    from pacman.runner import resolve_agent  # under --isolation sandbox, files are not imported
 
-    agent_name, pacman_class = named_agent(options.pacman, "agent", options.isolation)
-    named_agent(options.ghosts, "ghost", options.isolation)
+    pacman = resolve_agent(options.pacman, "agent", options.isolation)
+    ghost = resolve_agent(options.ghosts, "ghost", options.isolation)
     agent_args = parse_agent_args(options.agentArgs)
     if (
         options.numTraining
         and "numTraining" not in agent_args
-        and pacman_class is not None
-        and accepts(pacman_class, "numTraining")
+        and pacman.cls is not None
+        and accepts(pacman.cls, "numTraining")
     ):
         # As CS188 does, for learning agents; others would fail on an argument they never use.
         agent_args["numTraining"] = str(options.numTraining)
-    return agent_name, agent_args
+    return (pacman, ghost), agent_args
 
 
 def _keyboard_without_window(options: argparse.Namespace) -> UsageError:
@@ -320,7 +323,11 @@ def _display(
 
 
 def _spec(
-    options: argparse.Namespace, layout: Layout, agent_args: dict[str, str], seed: int
+    options: argparse.Namespace,
+    layout: Layout,
+    agents: tuple[ResolvedAgent, ResolvedAgent],
+    agent_args: dict[str, str],
+    seed: int,
 ) -> GameSpec:
     """The spec of the first game; game i plays it with seed + i."""
     from pacman.runner import GameSpec
@@ -341,6 +348,7 @@ def _spec(
         isolation=options.isolation,
         secret=None if options.game_secret is None else read_secret(options.game_secret),
         loaded_layout=layout,
+        resolved_agents=agents,
     )
 
 

@@ -29,6 +29,17 @@ from pacman.seeding import new_secret
 
 
 @dataclass(frozen=True)
+class ResolvedAgent:
+    """A ``-p``/``-g`` name resolved: the class played in this process, or (under
+    ``--isolation sandbox``) the untrusted file's ``(file name, source, class name)``,
+    played from a worker and never imported here."""
+
+    name: str  #: the name it plays as (:func:`pacman.agent.display_name`)
+    cls: type | None = None
+    untrusted: tuple[str, str, str] | None = None
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """Everything needed to play one game, picklable for worker processes.
 
@@ -60,6 +71,9 @@ class GameSpec:
     #: ``layout`` as the caller already loaded it (the command, once per run); None: loaded
     #: here by name or from ``layout_text``. Workers get its text (:func:`portable`).
     loaded_layout: Layout | None = field(default=None, repr=False)
+    #: ``(pacman, ghost)`` as the caller resolved them (the command, once per run); None:
+    #: resolved here by name. Workers resolve the names again (:func:`portable`).
+    resolved_agents: tuple[ResolvedAgent, ResolvedAgent] | None = field(default=None, repr=False)
 
 
 def _layout(spec: GameSpec) -> Layout:
@@ -110,17 +124,26 @@ def _class_from_source(file_name: str, source: str, class_name: str, role: str) 
             return find_class(f"{copy}:{class_name}", role)
 
 
-def named_agent(name: str, role: str, isolation: str) -> tuple[str, type | None]:
-    """The name agent ``name`` plays as, and its class when that is imported here: under
-    ``--isolation sandbox`` an untrusted file is not (its class is only named)."""
+def resolve_agent(
+    name: str, role: str, isolation: str, agent_files: tuple[tuple[str, str], ...] = ()
+) -> ResolvedAgent:
+    """Agent ``name`` resolved once: under ``--isolation sandbox`` an untrusted file is read,
+    not imported; anything else is the class :func:`agent_class` finds."""
     if isolation == "sandbox":
         from pacman.sandbox.games import untrusted_agent
 
-        found = untrusted_agent(name, role)
+        found = untrusted_agent(name, role, agent_files)
         if found is not None:
-            return found[2], None
-    cls = agent_class(name, role)
-    return cls.__name__, cls
+            return ResolvedAgent(found[2], untrusted=found)
+    cls = agent_class(name, role, agent_files)
+    return ResolvedAgent(cls.__name__, cls=cls)
+
+
+def _resolved(spec: GameSpec, role: str) -> ResolvedAgent:
+    if spec.resolved_agents is not None:
+        return spec.resolved_agents[0 if role == "agent" else 1]
+    name = spec.pacman if role == "agent" else spec.ghost
+    return resolve_agent(name, role, spec.isolation, spec.agent_files)
 
 
 def portable(spec: GameSpec) -> GameSpec:
@@ -137,6 +160,7 @@ def portable(spec: GameSpec) -> GameSpec:
     return replace(
         spec,
         loaded_layout=None,
+        resolved_agents=None,  # the agents' classes go as names and files
         layout=layout,
         layout_text=layout_text,
         pacman=pacman,
@@ -155,8 +179,11 @@ def _sandboxed_portable(spec: GameSpec) -> GameSpec:
         layout = _loaded_layout(spec.layout)
     files = dict(spec.agent_files)
     names = []
-    for role, name in (("agent", spec.pacman), ("ghost", spec.ghost)):
-        found = untrusted_agent(name, role, spec.agent_files)
+    for number, (role, name) in enumerate((("agent", spec.pacman), ("ghost", spec.ghost))):
+        if spec.resolved_agents is not None:
+            found = spec.resolved_agents[number].untrusted
+        else:
+            found = untrusted_agent(name, role, spec.agent_files)
         if found is not None:
             file_name, source, class_name = found
             files.setdefault(file_name, source)
@@ -165,6 +192,7 @@ def _sandboxed_portable(spec: GameSpec) -> GameSpec:
     return replace(
         spec,
         loaded_layout=None,
+        resolved_agents=None,
         layout=layout.name if layout is not None else spec.layout,
         layout_text="\n".join(layout.rows) if layout is not None else spec.layout_text,
         pacman=names[0],
@@ -216,22 +244,22 @@ def _agent_code(who: str, agents: Sequence[object] = ()) -> Iterator[None]:
 def build_agents(spec: GameSpec, layout: Layout, pacman: object | None = None) -> list[object]:
     """The Pac-Man agent (unless given) and one ghost per ghost of the game."""
     if pacman is None:
-        pacman = _build(spec.pacman, "agent", spec, **spec.pacman_args)
+        pacman = _build("agent", spec, **spec.pacman_args)
     count = min(spec.num_ghosts, layout.num_ghosts)
     fits = getattr(pacman, "check_game", None)
     if fits is not None:
         fits(1 + count)  # arguments that do not fit this game (layers=...) fail here, not in it
-    return [pacman, *(_build(spec.ghost, "ghost", spec, index) for index in range(1, count + 1))]
+    return [pacman, *(_build("ghost", spec, index) for index in range(1, count + 1))]
 
 
-def _build(name: str, role: str, spec: GameSpec, *args: Any, **kwargs: Any) -> object:
-    if spec.isolation == "sandbox":
+def _build(role: str, spec: GameSpec, *args: Any, **kwargs: Any) -> object:
+    resolved = _resolved(spec, role)
+    if resolved.untrusted is not None:
         from pacman.sandbox.games import sandboxed_agent
 
-        agent = sandboxed_agent(name, role, args, kwargs, spec.agent_files, spec.timeout)
-        if agent is not None:
-            return agent
-    cls = agent_class(name, role, spec.agent_files)
+        return sandboxed_agent(resolved.untrusted, role, args, kwargs, spec.timeout)
+    cls = resolved.cls
+    assert cls is not None, "an agent resolved in-process has its class"
     with _agent_code(f"the {role} {cls.__name__}"):
         return build_agent(cls, role, *args, **kwargs)
 
@@ -333,7 +361,7 @@ def stream_games(
             pacman = None
             for index, spec in enumerate(specs):
                 if pacman is None:
-                    pacman = _build(spec.pacman, "agent", spec, **spec.pacman_args)
+                    pacman = _build("agent", spec, **spec.pacman_args)
                 observers = observers_for(index) if observers_for else ()
                 end = play_to_end(spec, observers, pacman)
                 bar.update()

@@ -200,6 +200,23 @@ def test_the_command_loads_its_layout_once_for_every_game(capsys, tmp_path, monk
     assert played.splitlines()[-1] == "Record:        Loss, Loss"
 
 
+def test_the_command_resolves_each_agent_once_for_every_game(capsys, monkeypatch):
+    import pacman.runner
+
+    found = pacman.runner.agent_class
+    asked: list[str] = []
+
+    def counted(name: str, role: str, agent_files=()) -> type:
+        asked.append(f"{role} {name}")
+        return found(name, role, agent_files)
+
+    monkeypatch.setattr(pacman.runner, "agent_class", counted)
+    flags = ["-p", "GreedyAgent", "-l", "smallClassic", "-q", "-n", "3", "--seed", "40"]
+    code, out, _ = run(capsys, *flags)
+    assert (code, out.count("Pacman died!")) == (0, 3)  # as test_closing_lines_are_cs188s
+    assert asked == ["agent GreedyAgent", "ghost RandomGhost"]  # not once per game and ghost
+
+
 def test_python_m_pacman_runs_as_a_program():
     done = subprocess.run(
         [sys.executable, "-m", "pacman", "-p", "GreedyAgnt", "-q"],
