@@ -18,8 +18,18 @@ class Agent(Twinned):
     def __init__(self, index: int = 0) -> None:
         self.index = index
 
+    @property
+    def display_name(self) -> str:
+        """The name games, records and reports show for this agent: its class's."""
+        return vars(self).get("_display_name", type(self).__name__)
+
+    @display_name.setter
+    def display_name(self, name: str) -> None:
+        # An agent written before this name existed may set it: it must not crash for that.
+        vars(self)["_display_name"] = name
+
     def get_action(self, state: Any) -> str:
-        raise AgentError(f"{type(self).__name__} defines neither get_action nor getAction")
+        raise AgentError(f"{self.display_name} defines neither get_action nor getAction")
 
     getAction = get_action
 
@@ -61,6 +71,14 @@ class Agent(Twinned):
         return f"{type(self).__name__}(index={getattr(self, 'index', '?')})"
 
 
+def display_name(agent: object) -> str:
+    """The name games, records and reports show for ``agent``: its ``display_name`` (an
+    :class:`Agent`'s class, a sandboxed agent's student class), else its class's name (agents
+    need not derive from :class:`Agent`)."""
+    name = getattr(agent, "display_name", None)
+    return name if isinstance(name, str) else type(agent).__name__
+
+
 def _overridden(agent: object, snake: str, camel: str) -> Callable[..., Any] | None:
     """The agent's method under either spelling, preferring the one its class defines itself."""
     cls = type(agent)
@@ -77,7 +95,7 @@ def action_method(agent: object) -> Callable[[Any], str]:
     """The callable that asks ``agent`` for an action, whichever spelling it implements."""
     method = _overridden(agent, "get_action", "getAction")
     if method is None:
-        raise AgentError(f"agent {type(agent).__name__} has no get_action or getAction method")
+        raise AgentError(f"agent {display_name(agent)} has no get_action or getAction method")
     return method
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+#: The project's distribution name (pyproject.toml's ``name``).
 DISTRIBUTION = "pacman-multiagent"
 
 #: torch from PyPI is a CUDA build of several GB; the CPU build is what the examples need.

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from pacman.agent import action_method, hook
+from pacman.agent import action_method, display_name, hook
 from pacman.errors import AgentCrashed, AgentError, IllegalActionError, PacmanError
 from pacman.marks import collect as collect_notes
 from pacman.seeding import GameSeeds, seed_game
@@ -195,7 +195,7 @@ class Game:
 
     def _name(self, index: int) -> str:
         who = "Pac-Man" if index == 0 else f"ghost {index}"
-        return f"{who} ({type(self.agents[index]).__name__})"
+        return f"{who} ({display_name(self.agents[index])})"
 
     def _time_left(self, used: float) -> float | None:
         """How long the next move may take, a little over the limit so the check below names it."""
@@ -223,6 +223,11 @@ class Game:
 
     def run(self) -> GameResult:
         """Play the game to its end (or its move limit, or a crash) and say how it ended."""
+        return self.play().outcome()
+
+    def play(self) -> GameEnd:
+        """:meth:`run`, but a stop an observer asks for on the final board is handed back
+        with the finished game instead of raised (the game counts, then the run stops)."""
         progress = _Progress(self.initial_state, len(self.agents))
         streams = None
         if self.seed is not None:
@@ -321,13 +326,13 @@ class Game:
                     return f"{self._name(index)} crashed in final: {describe(error)}"
         return None
 
-    def _finish(self, progress: _Progress) -> GameResult:
+    def _finish(self, progress: _Progress) -> GameEnd:
         """The result, shown to the observers; a crash raised unless ``catch_exceptions``."""
         state, crash, agents = progress.state, progress.crash, self.agents
         result = GameResult(
             layout=state.layout.name,
-            pacman=type(agents[0]).__name__,
-            ghosts=[type(agent).__name__ for agent in agents[1:]],
+            pacman=display_name(agents[0]),
+            ghosts=[display_name(agent) for agent in agents[1:]],
             score=state.get_score(),
             win=state.is_win() and crash is None,
             lose=state.is_lose(),
@@ -345,13 +350,26 @@ class Game:
         try:
             self._notify("finish", state, result)
         except (KeyboardInterrupt, QuitRequested) as stop:
-            # The game is over: a stop while its final board is up keeps it (the runner
-            # reports it before stopping).
-            stop.finished_game = result  # type: ignore[attr-defined]
-            raise
+            # The game is over: a stop while its final board is up keeps it.
+            return GameEnd(result, stop)
         if crash is not None and not self.catch_exceptions:
             raise AgentCrashed(crash)
-        return result
+        return GameEnd(result)
+
+
+@dataclass
+class GameEnd:
+    """A finished game, and the stop (Ctrl-C, a closed window) an observer raised as it
+    showed the final board: the game counts, then the run stops."""
+
+    result: GameResult
+    stop: KeyboardInterrupt | QuitRequested | None = None
+
+    def outcome(self) -> GameResult:
+        """The result, or the stop raised."""
+        if self.stop is not None:
+            raise self.stop
+        return self.result
 
 
 @dataclass
@@ -376,9 +394,6 @@ def run_game(
     layout: Any,
     pacman: object,
     ghosts: Sequence[object] = (),
-    *,
-    num_ghosts: int | None = None,
-    seed: int | None = None,
     **options: Any,
 ) -> GameResult:
     """Play one game on a layout (a ``Layout`` or a name) and return how it ended.
@@ -386,9 +401,22 @@ def run_game(
     With ``seed`` (and ``secret``), each agent draws from its own stream, as in every game
     of a batch (:mod:`pacman.seeding`): the same seed and agents give the same game.
     """
+    return play_game(layout, pacman, ghosts, **options).outcome()
+
+
+def play_game(
+    layout: Any,
+    pacman: object,
+    ghosts: Sequence[object] = (),
+    *,
+    num_ghosts: int | None = None,
+    seed: int | None = None,
+    **options: Any,
+) -> GameEnd:
+    """:func:`run_game`, a stop on the final board handed back (:meth:`Game.play`)."""
     from pacman.layout import Layout, load_layout
 
     if not isinstance(layout, Layout):
         layout = load_layout(layout)
     state = GameState.initial(layout, len(ghosts) if num_ghosts is None else num_ghosts)
-    return Game(state, [pacman, *ghosts], seed=seed, **options).run()
+    return Game(state, [pacman, *ghosts], seed=seed, **options).play()

@@ -163,3 +163,8 @@ GHOST_TYPES: dict[str, type[GhostAgent]] = {
     "RandomGhost": RandomGhost,
     "DirectionalGhost": DirectionalGhost,
 }
+#: The environments' short names of the same ghosts (``PacmanEnv(ghost="directional")``).
+GHOST_ALIASES: dict[str, type[GhostAgent]] = {
+    "random": RandomGhost,
+    "directional": DirectionalGhost,
+}

@@ -26,7 +26,7 @@ from pacman.errors import (
 
 if TYPE_CHECKING:
     from pacman.layout import Layout
-    from pacman.runner import GameSpec
+    from pacman.runner import GameSpec, ResolvedAgent
 
 #: ``-r``/``--record`` without a file: each game to ``recorded-game-N.json``.
 AUTO_RECORD = "<auto>"
@@ -161,7 +161,7 @@ def print_summary(results: Sequence[Any], stream: Any = None) -> None:
 
 def replay_game(options: argparse.Namespace) -> int:
     """``pacman --replay FILE``: show a recorded game again; returns the exit code."""
-    from pacman.runner import load_record, replay
+    from pacman.records import load_record, replay
 
     try:
         record = load_record(options.replay)
@@ -216,8 +216,8 @@ def _check_outputs(options: argparse.Namespace) -> None:
 def play_games(options: argparse.Namespace) -> int:
     """Play the games ``options`` ask for and report them as CS188 does; returns the exit code."""
     layout = _layout(options)
-    pacman_class, agent_args = _agents(options)
-    agent_name = pacman_class.__name__
+    agents, agent_args = _agents(options)
+    agent_name = agents[0].name
     wants_keyboard = agent_name == "KeyboardAgent"
     parallel = options.jobs > 1 or options.scheduler is not None
     if parallel and options.web is not None:
@@ -232,7 +232,7 @@ def play_games(options: argparse.Namespace) -> int:
         raise _keyboard_without_window(options)
     seed = _seed(options)
     display = _display(options, parallel, wants_keyboard, agent_name)
-    spec = _spec(options, layout, agent_args, seed)
+    spec = _spec(options, layout, agents, agent_args, seed)
     games = _Games(options, layout, display, agent_name, agent_args)
     code = games.play(spec)
     if games.results and code != 1:
@@ -252,29 +252,25 @@ def _layout(options: argparse.Namespace) -> Layout:
     return layout
 
 
-def _agents(options: argparse.Namespace) -> tuple[type, dict[str, str]]:
-    """Pac-Man's agent class and its arguments; the ghosts' class is checked too."""
+def _agents(
+    options: argparse.Namespace,
+) -> tuple[tuple[ResolvedAgent, ResolvedAgent], dict[str, str]]:
+    """Pac-Man's agent and the ghosts', each resolved once for the run; Pac-Man's arguments."""
     from pacman.loading import accepts, parse_agent_args
+    from pacman.runner import resolve_agent  # under --isolation sandbox, files are not imported
 
-    if options.isolation == "sandbox":
-        from pacman.runner import sandbox_class  # the agents' files are not imported
-
-        pacman_class = sandbox_class(options.pacman, "agent")
-        sandbox_class(options.ghosts, "ghost")
-    else:
-        from pacman.runner import agent_class
-
-        pacman_class = agent_class(options.pacman, "agent")
-        agent_class(options.ghosts, "ghost")
+    pacman = resolve_agent(options.pacman, "agent", options.isolation)
+    ghost = resolve_agent(options.ghosts, "ghost", options.isolation)
     agent_args = parse_agent_args(options.agentArgs)
     if (
         options.numTraining
         and "numTraining" not in agent_args
-        and accepts(pacman_class, "numTraining")
+        and pacman.cls is not None
+        and accepts(pacman.cls, "numTraining")
     ):
         # As CS188 does, for learning agents; others would fail on an argument they never use.
         agent_args["numTraining"] = str(options.numTraining)
-    return pacman_class, agent_args
+    return (pacman, ghost), agent_args
 
 
 def _keyboard_without_window(options: argparse.Namespace) -> UsageError:
@@ -327,7 +323,11 @@ def _display(
 
 
 def _spec(
-    options: argparse.Namespace, layout: Layout, agent_args: dict[str, str], seed: int
+    options: argparse.Namespace,
+    layout: Layout,
+    agents: tuple[ResolvedAgent, ResolvedAgent],
+    agent_args: dict[str, str],
+    seed: int,
 ) -> GameSpec:
     """The spec of the first game; game i plays it with seed + i."""
     from pacman.runner import GameSpec
@@ -347,6 +347,8 @@ def _spec(
         keep_notes=bool(options.record),
         isolation=options.isolation,
         secret=None if options.game_secret is None else read_secret(options.game_secret),
+        loaded_layout=layout,
+        resolved_agents=agents,
     )
 
 
@@ -442,7 +444,7 @@ class _Games:
     def keep(self, index: int, result: Any) -> None:
         """A finished game's result, JSON line and record (written whole)."""
         from pacman.outputs import write_atomically
-        from pacman.runner import game_record, json_line
+        from pacman.records import game_record, json_line
 
         options = self.options
         self.results[index] = result

@@ -7,8 +7,6 @@ worker plays it: ``--jobs 4`` gives exactly the results of a serial run.
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import sys
 import tempfile
@@ -21,15 +19,24 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pacman.errors import AgentExited, PacmanError
+from pacman.agent import display_name
+from pacman.errors import AgentExited
 from pacman.execution import InOrder, TaskRun, progress_bar
-from pacman.game import GameResult, QuitRequested, run_game, where
+from pacman.game import GameEnd, GameResult, play_game, where
 from pacman.layout import Layout, load_layout, parse_layout, playable
 from pacman.loading import USER_MODULE_PREFIX, build_agent, find_class
 from pacman.seeding import new_secret
 
-RECORD_FORMAT = "pacman-game-record"
-RECORD_VERSION = 1
+
+@dataclass(frozen=True)
+class ResolvedAgent:
+    """A ``-p``/``-g`` name resolved: the class played in this process, or (under
+    ``--isolation sandbox``) the untrusted file's ``(file name, source, class name)``,
+    played from a worker and never imported here."""
+
+    name: str  #: the name it plays as (:func:`pacman.agent.display_name`)
+    cls: type | None = None
+    untrusted: tuple[str, str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -61,9 +68,17 @@ class GameSpec:
     #: in-process; a fresh one per run (:func:`stream_games`) where agents are sandboxed,
     #: so they cannot work the ghosts' moves out from a seed.
     secret: str | None = None
+    #: ``layout`` as the caller already loaded it (the command, once per run); None: loaded
+    #: here by name or from ``layout_text``. Workers get its text (:func:`portable`).
+    loaded_layout: Layout | None = field(default=None, repr=False)
+    #: ``(pacman, ghost)`` as the caller resolved them (the command, once per run); None:
+    #: resolved here by name. Workers resolve the names again (:func:`portable`).
+    resolved_agents: tuple[ResolvedAgent, ResolvedAgent] | None = field(default=None, repr=False)
 
 
 def _layout(spec: GameSpec) -> Layout:
+    if spec.loaded_layout is not None:
+        return playable(spec.loaded_layout)
     if spec.layout_text is not None:
         return playable(_parsed_layout(spec.layout_text, spec.layout))
     return playable(_loaded_layout(spec.layout))
@@ -109,16 +124,26 @@ def _class_from_source(file_name: str, source: str, class_name: str, role: str) 
             return find_class(f"{copy}:{class_name}", role)
 
 
-def sandbox_class(name: str, role: str) -> type:
-    """The class ``-p``/``-g`` name under ``--isolation sandbox``: the project's own, or a
-    stand-in named like the untrusted one (whose file is not imported here)."""
-    from pacman.sandbox.games import untrusted_agent
-    from pacman.sandbox.remote import RemoteAgent
+def resolve_agent(
+    name: str, role: str, isolation: str, agent_files: tuple[tuple[str, str], ...] = ()
+) -> ResolvedAgent:
+    """Agent ``name`` resolved once: under ``--isolation sandbox`` an untrusted file is read,
+    not imported; anything else is the class :func:`agent_class` finds."""
+    if isolation == "sandbox":
+        from pacman.sandbox.games import untrusted_agent
 
-    found = untrusted_agent(name, role)
-    if found is None:
-        return agent_class(name, role)
-    return type(found[2], (RemoteAgent,), {})
+        found = untrusted_agent(name, role, agent_files)
+        if found is not None:
+            return ResolvedAgent(found[2], untrusted=found)
+    cls = agent_class(name, role, agent_files)
+    return ResolvedAgent(cls.__name__, cls=cls)
+
+
+def _resolved(spec: GameSpec, role: str) -> ResolvedAgent:
+    if spec.resolved_agents is not None:
+        return spec.resolved_agents[0 if role == "agent" else 1]
+    name = spec.pacman if role == "agent" else spec.ghost
+    return resolve_agent(name, role, spec.isolation, spec.agent_files)
 
 
 def portable(spec: GameSpec) -> GameSpec:
@@ -130,10 +155,12 @@ def portable(spec: GameSpec) -> GameSpec:
     if spec.isolation == "sandbox":
         return _sandboxed_portable(spec)  # the same, without importing the agents' files
     layout, layout_text, pacman, ghost, files = _carried(
-        spec.layout, spec.pacman, spec.ghost, spec.agent_files
+        spec.loaded_layout or spec.layout, spec.pacman, spec.ghost, spec.agent_files
     )
     return replace(
         spec,
+        loaded_layout=None,
+        resolved_agents=None,  # the agents' classes go as names and files
         layout=layout,
         layout_text=layout_text,
         pacman=pacman,
@@ -147,11 +174,16 @@ def _sandboxed_portable(spec: GameSpec) -> GameSpec:
     files travel with the spec, found without importing them."""
     from pacman.sandbox.games import untrusted_agent
 
-    layout = _loaded_layout(spec.layout) if spec.layout_text is None else None
+    layout = spec.loaded_layout
+    if layout is None and spec.layout_text is None:
+        layout = _loaded_layout(spec.layout)
     files = dict(spec.agent_files)
     names = []
-    for role, name in (("agent", spec.pacman), ("ghost", spec.ghost)):
-        found = untrusted_agent(name, role, spec.agent_files)
+    for number, (role, name) in enumerate((("agent", spec.pacman), ("ghost", spec.ghost))):
+        if spec.resolved_agents is not None:
+            found = spec.resolved_agents[number].untrusted
+        else:
+            found = untrusted_agent(name, role, spec.agent_files)
         if found is not None:
             file_name, source, class_name = found
             files.setdefault(file_name, source)
@@ -159,6 +191,8 @@ def _sandboxed_portable(spec: GameSpec) -> GameSpec:
         names.append(name)
     return replace(
         spec,
+        loaded_layout=None,
+        resolved_agents=None,
         layout=layout.name if layout is not None else spec.layout,
         layout_text="\n".join(layout.rows) if layout is not None else spec.layout_text,
         pacman=names[0],
@@ -169,10 +203,11 @@ def _sandboxed_portable(spec: GameSpec) -> GameSpec:
 
 @lru_cache(maxsize=16)
 def _carried(
-    layout_name: str, pacman: str, ghost: str, agent_files: tuple[tuple[str, str], ...]
+    layout: str | Layout, pacman: str, ghost: str, agent_files: tuple[tuple[str, str], ...]
 ) -> tuple[str, str, str, str, tuple[tuple[str, str], ...]]:
     # Once per batch, not per game: a batch's games differ only in their seeds.
-    layout = _loaded_layout(layout_name)
+    if not isinstance(layout, Layout):
+        layout = _loaded_layout(layout)
     files = dict(agent_files)
     names = []
     for role, name in (("agent", pacman), ("ghost", ghost)):
@@ -201,7 +236,7 @@ def _agent_code(who: str, agents: Sequence[object] = ()) -> Iterator[None]:
             if any(owner is agent for agent in agents):
                 index = next(i for i, agent in enumerate(agents) if agent is owner)
                 kind = "Pac-Man" if index == 0 else f"ghost {index}"
-                who = f"{kind} ({type(owner).__name__})"
+                who = f"{kind} ({display_name(owner)})"
                 break
         raise AgentExited(f"{who} called sys.exit({stop.code!r}){where(stop)}") from None
 
@@ -209,22 +244,22 @@ def _agent_code(who: str, agents: Sequence[object] = ()) -> Iterator[None]:
 def build_agents(spec: GameSpec, layout: Layout, pacman: object | None = None) -> list[object]:
     """The Pac-Man agent (unless given) and one ghost per ghost of the game."""
     if pacman is None:
-        pacman = _build(spec.pacman, "agent", spec, **spec.pacman_args)
+        pacman = _build("agent", spec, **spec.pacman_args)
     count = min(spec.num_ghosts, layout.num_ghosts)
     fits = getattr(pacman, "check_game", None)
     if fits is not None:
         fits(1 + count)  # arguments that do not fit this game (layers=...) fail here, not in it
-    return [pacman, *(_build(spec.ghost, "ghost", spec, index) for index in range(1, count + 1))]
+    return [pacman, *(_build("ghost", spec, index) for index in range(1, count + 1))]
 
 
-def _build(name: str, role: str, spec: GameSpec, *args: Any, **kwargs: Any) -> object:
-    if spec.isolation == "sandbox":
+def _build(role: str, spec: GameSpec, *args: Any, **kwargs: Any) -> object:
+    resolved = _resolved(spec, role)
+    if resolved.untrusted is not None:
         from pacman.sandbox.games import sandboxed_agent
 
-        agent = sandboxed_agent(name, role, args, kwargs, spec.agent_files, spec.timeout)
-        if agent is not None:
-            return agent
-    cls = agent_class(name, role, spec.agent_files)
+        return sandboxed_agent(resolved.untrusted, role, args, kwargs, spec.timeout)
+    cls = resolved.cls
+    assert cls is not None, "an agent resolved in-process has its class"
     with _agent_code(f"the {role} {cls.__name__}"):
         return build_agent(cls, role, *args, **kwargs)
 
@@ -237,6 +272,15 @@ def play(
     """Play the game ``spec`` describes: its agents built by name, then played by
     :func:`pacman.game.run_game`, the one way a game is played. ``pacman`` reuses an existing
     agent (CS188 keeps one across games)."""
+    return play_to_end(spec, observers, pacman).outcome()
+
+
+def play_to_end(
+    spec: GameSpec,
+    observers: Sequence[object] = (),
+    pacman: object | None = None,
+) -> GameEnd:
+    """:func:`play`, a stop on the final board handed back with the game it ended."""
     (spec,) = with_secret([spec])
     layout = _layout(spec)
     agents = build_agents(spec, layout, pacman)
@@ -245,29 +289,23 @@ def play(
         stats.reset()  # per game, also for the one agent a serial run keeps across games
     # The game seeds its agents as it starts, after they are built (once per run serially,
     # once per game in parallel): game i plays alike in every mode and alone.
-    try:
-        with _agent_code(f"the agent {type(agents[0]).__name__}", agents):
-            result = run_game(
-                layout,
-                agents[0],
-                agents[1:],
-                observers=observers,
-                catch_exceptions=spec.catch_exceptions,
-                move_timeout=spec.timeout,
-                game_timeout=spec.timeout,
-                max_moves=spec.max_moves,
-                seed=spec.seed,
-                secret=spec.secret or "",
-                keep_notes=spec.keep_notes,
-            )
-    except (KeyboardInterrupt, QuitRequested) as stop:
-        finished = getattr(stop, "finished_game", None)
-        if finished is not None and stats is not None and hasattr(stats, "summary"):
-            finished.stats = stats.summary()
-        raise
+    with _agent_code(f"the agent {display_name(agents[0])}", agents):
+        end = play_game(
+            layout,
+            agents[0],
+            agents[1:],
+            observers=observers,
+            catch_exceptions=spec.catch_exceptions,
+            move_timeout=spec.timeout,
+            game_timeout=spec.timeout,
+            max_moves=spec.max_moves,
+            seed=spec.seed,
+            secret=spec.secret or "",
+            keep_notes=spec.keep_notes,
+        )
     if stats is not None and hasattr(stats, "summary"):
-        result.stats = stats.summary()
-    return result
+        end.result.stats = stats.summary()
+    return end
 
 
 def _play_without_state(spec: GameSpec) -> GameResult:
@@ -323,20 +361,12 @@ def stream_games(
             pacman = None
             for index, spec in enumerate(specs):
                 if pacman is None:
-                    pacman = _build(spec.pacman, "agent", spec, **spec.pacman_args)
+                    pacman = _build("agent", spec, **spec.pacman_args)
                 observers = observers_for(index) if observers_for else ()
-                try:
-                    result = play(spec, observers, pacman)
-                except (KeyboardInterrupt, QuitRequested) as stop:
-                    finished = getattr(stop, "finished_game", None)
-                    if finished is None:
-                        raise
-                    # Stopped on its final board: the game counts, then the run stops.
-                    bar.update()
-                    yield index, finished
-                    raise
+                end = play_to_end(spec, observers, pacman)
                 bar.update()
-                yield index, result
+                yield index, end.result
+                end.outcome()  # stopped on its final board: the game counted, the run stops
             return
         sent = [portable(spec) for spec in specs]
         with TaskRun(
@@ -375,216 +405,3 @@ def run_games(
 def batch(spec: GameSpec, count: int) -> list[GameSpec]:
     """``count`` copies of a spec, game ``i`` seeded with ``spec.seed + i``."""
     return [replace(spec, seed=spec.seed + index) for index in range(count)]
-
-
-# ------------------------------------------------------------------ files
-
-
-def json_line(index: int, result: GameResult, extra: dict[str, Any] | None = None) -> str:
-    """One game as a JSON line: its index in the batch first, so the batch's order can be restored."""
-    return json.dumps({"index": index, **result.to_json(), **(extra or {})}) + "\n"
-
-
-def game_record(result: GameResult, layout: Layout, num_ghosts: int) -> dict[str, Any]:
-    """A replayable record of a finished game."""
-    return {
-        "format": RECORD_FORMAT,
-        "version": RECORD_VERSION,
-        "layout": layout.name,
-        "layout_rows": list(layout.rows),
-        "num_ghosts": num_ghosts,
-        "pacman": result.pacman,
-        "ghosts": result.ghosts,
-        "seed": result.seed,
-        "actions": [[agent, action] for agent, action in result.actions],
-        "score": result.score,
-        "win": result.win,
-        "moves": result.moves,
-        "crash": result.crash,
-        "truncated": result.truncated,
-        # What agents drew and Pac-Man's searches found, when kept: replays show them too.
-        **({"notes": [[move, data] for move, data in result.notes]} if result.notes else {}),
-    }
-
-
-class _Replayer:
-    """Plays the record's next move when it is this agent's; otherwise ends the replay.
-
-    With ``notes``, puts the record's marks and search results on ``board`` (Pac-Man's
-    replayer) just before the move they were recorded at, so the game hands them to
-    observers as it did when the game was played.
-    """
-
-    def __init__(
-        self,
-        index: int,
-        moves: Iterator[tuple[int, str]],
-        notes: _RecordedNotes | None = None,
-    ) -> None:
-        self.index = index
-        self.moves = moves
-        self.notes = notes
-
-    def get_action(self, state: Any) -> str:
-        agent, action = next(self.moves, (None, None))
-        if agent != self.index or action is None:
-            raise _RecordEnd("the record has no move for this agent here")
-        if self.notes is not None:
-            try:
-                self.notes.before_move()
-            except Exception:  # notes only decorate a replay: a malformed one never stops it
-                self.notes = None
-        return action
-
-
-class _RecordedNotes:
-    """A record's ``notes``, replayed onto the Pac-Man replayer move by move."""
-
-    def __init__(self, notes: list[Any]) -> None:
-        self.by_move: dict[int, dict[str, Any]] = {}
-        for entry in notes:
-            # A hand-edited record's odd entry is skipped: notes only decorate the replay.
-            if (
-                isinstance(entry, list)
-                and len(entry) == 2
-                and isinstance(entry[0], int)
-                and isinstance(entry[1], dict)
-            ):
-                self.by_move[entry[0]] = entry[1]
-        self.move = 0
-        self.board: Any = None
-        self._search_data: Any = None
-
-    def before_move(self) -> None:
-        from pacman.marks import clear_drawing, draw_cells
-
-        self.move += 1
-        data = self.by_move.get(self.move)
-        if data is None or self.board is None:
-            return
-        clear_drawing(self.board)
-        for mark in data.get("marks") or []:
-            if isinstance(mark, list) and len(mark) == 3:
-                draw_cells(self.board, [mark[:2]], mark[2])
-        search = data.get("search")
-        if search != self._search_data:  # a new search: a new result object, as live
-            self._search_data = search
-            self.board.last_result = _recorded_result(search) if isinstance(search, dict) else None
-
-
-def _recorded_result(search: dict[str, Any]) -> Any:
-    """A search result rebuilt from a record (``None`` values, infinities, become NaN)."""
-    from types import SimpleNamespace
-
-    values = {}
-    given = search.get("values")
-    for action, value in (given if isinstance(given, dict) else {}).items():
-        values[str(action)] = float(value) if isinstance(value, (int, float)) else math.nan
-    return SimpleNamespace(
-        action=search.get("action"),
-        value=values.get(search.get("action"), math.nan),
-        values=values,
-        pv=tuple(a for a in search.get("pv") or () if isinstance(a, str))
-        if isinstance(search.get("pv"), list)
-        else (),
-        depth=search.get("depth"),
-        nodes=search.get("nodes"),
-    )
-
-
-class _RecordEnd(PacmanError):
-    """The record has no move for the agent to move (used up, or another agent's)."""
-
-
-def load_record(path: str | os.PathLike[str], named: str | None = None) -> dict[str, Any]:
-    """Read and check a game record written by ``--record``; errors name it as ``named`` (the
-    caller's words for the input, ``--replay PATH`` by default)."""
-    named = named or f"--replay {path}"
-    try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise PacmanError(f"{named}: cannot read ({error.strerror})") from None
-    except json.JSONDecodeError as error:
-        raise PacmanError(
-            f"{named} line {error.lineno} column {error.colno}: not JSON ({error.msg})"
-        ) from None
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise PacmanError(f'{named}: not a game record (no "format": "{RECORD_FORMAT}")')
-    for key in ("layout", "layout_rows", "num_ghosts", "actions"):
-        if key not in record:
-            raise PacmanError(f"{named}: the record has no {key!r}")
-    for key, wanted, fits in _RECORD_FIELDS:
-        if key in record and not fits(record[key]):
-            raise PacmanError(f"{named}: the record's {key!r} is not {wanted}")
-    return record
-
-
-def _all(kind: Any, value: Any, test: Any = None) -> bool:
-    """Whether ``value`` is a list of ``kind`` (each passing ``test``)."""
-    return isinstance(value, list) and all(
-        isinstance(item, kind) and (test is None or test(item)) for item in value
-    )
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _pair(pair: list[Any]) -> bool:
-    return len(pair) == 2 and _whole(pair[0]) and isinstance(pair[1], str)
-
-
-#: What each field of a record must be, checked before the replay reads it.
-_RECORD_FIELDS: tuple[tuple[str, str, Any], ...] = (
-    ("layout", "a name", lambda value: isinstance(value, str)),
-    ("layout_rows", "a list of rows of text", lambda rows: _all(str, rows)),
-    ("num_ghosts", "a whole number", _whole),
-    ("actions", "a list of [agent, action] pairs", lambda actions: _all(list, actions, _pair)),
-    ("seed", "a whole number or null", lambda seed: seed is None or _whole(seed)),
-    ("score", "a number", lambda score: _whole(score) or isinstance(score, float)),
-    ("pacman", "a name", lambda value: isinstance(value, str)),
-    ("ghosts", "a list of names", lambda names: _all(str, names)),
-)
-
-
-def _first_unplayed(record: dict[str, Any], result: GameResult, count: int) -> str:
-    """Why the replay stopped before the record's end, in the record's terms (not the replayer's)."""
-    played = result.moves
-    agent, action = record["actions"][played]
-    who = "Pac-Man" if agent == 0 else f"ghost {agent}"
-    if result.final_state is not None and result.final_state.is_terminal():
-        why = "the game is already over"
-    elif agent != played % count:
-        why = f"it is {'Pac-Man' if played % count == 0 else f'ghost {played % count}'}'s turn"
-    else:
-        why = "it is not a legal move there"
-    return f"move {played + 1} of {len(record['actions'])} ({who} {action}) cannot be played: {why}"
-
-
-def replay(record: dict[str, Any], observers: Sequence[object] = ()) -> GameResult:
-    """Play a record back move for move; the result's score must equal the recorded one."""
-    layout = parse_layout("\n".join(record["layout_rows"]), name=record["layout"])
-    count = 1 + min(max(0, record["num_ghosts"]), layout.num_ghosts)
-    moves = iter([(agent, action) for agent, action in record["actions"]])
-    notes = _RecordedNotes(record["notes"]) if isinstance(record.get("notes"), list) else None
-    agents = [_Replayer(index, moves, notes) for index in range(count)]
-    if notes is not None:
-        notes.board = agents[0]  # what the game reads marks and last_result from
-    # Seeded as the game was, so observers that draw see what they saw.
-    result = run_game(
-        layout,
-        agents[0],
-        agents[1:],
-        observers=observers,
-        catch_exceptions=True,
-        seed=record.get("seed"),
-    )
-    if result.moves != len(record["actions"]):
-        raise PacmanError(f"does not replay: {_first_unplayed(record, result, count)}")
-    # A record cut short (crash, move limit) ends on the exhausted replayer, not on a crash of its own.
-    result.crashed = bool(record.get("crash"))
-    result.crash = record.get("crash")
-    result.truncated = bool(record.get("truncated"))
-    result.pacman = record.get("pacman", "replay")
-    result.ghosts = list(record.get("ghosts", []))
-    return result

@@ -70,7 +70,7 @@ def build_parser(prog: str = "pacman tree") -> argparse.ArgumentParser:
 
 def _record_state(path: str, move: int) -> tuple[Any, str]:
     from pacman.layout import parse_layout
-    from pacman.runner import load_record
+    from pacman.records import load_record
     from pacman.state import GameState
 
     record = load_record(path)

@@ -182,6 +182,41 @@ def test_jobs_give_the_serial_results(capsys):
     assert serial == parallel
 
 
+def test_the_command_loads_its_layout_once_for_every_game(capsys, tmp_path, monkeypatch):
+    import pacman.runner
+
+    for name in ("first.lay", "second.lay"):  # the second's name was never loaded (cached)
+        (tmp_path / name).write_text("%%%%%%%%\n%P.. .G%\n%%%%%%%%\n")
+    flags = ["-p", "GreedyAgent", "-q", "-n", "2", "--seed", "3"]
+    _, played, _ = run(capsys, "-l", str(tmp_path / "first.lay"), *flags)
+
+    def again(name: str) -> None:
+        raise AssertionError(f"layout {name} loaded again")
+
+    monkeypatch.setattr(pacman.runner, "load_layout", again)
+    for jobs in ("1", "2"):
+        shown = run(capsys, "-l", str(tmp_path / "second.lay"), *flags, "--jobs", jobs)
+        assert shown == (0, played, "")
+    assert played.splitlines()[-1] == "Record:        Loss, Loss"
+
+
+def test_the_command_resolves_each_agent_once_for_every_game(capsys, monkeypatch):
+    import pacman.runner
+
+    found = pacman.runner.agent_class
+    asked: list[str] = []
+
+    def counted(name: str, role: str, agent_files=()) -> type:
+        asked.append(f"{role} {name}")
+        return found(name, role, agent_files)
+
+    monkeypatch.setattr(pacman.runner, "agent_class", counted)
+    flags = ["-p", "GreedyAgent", "-l", "smallClassic", "-q", "-n", "3", "--seed", "40"]
+    code, out, _ = run(capsys, *flags)
+    assert (code, out.count("Pacman died!")) == (0, 3)  # as test_closing_lines_are_cs188s
+    assert asked == ["agent GreedyAgent", "ghost RandomGhost"]  # not once per game and ghost
+
+
 def test_python_m_pacman_runs_as_a_program():
     done = subprocess.run(
         [sys.executable, "-m", "pacman", "-p", "GreedyAgnt", "-q"],

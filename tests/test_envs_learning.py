@@ -126,7 +126,7 @@ def test_action_masks_agree_with_info_and_the_legal_actions_on_1000_states():
             legal = ["Stop"] if ended else env.state.get_legal_actions(0)  # never an empty mask
             assert [ACTIONS[i] for i in np.flatnonzero(masks)] == legal
             assert np.array_equal(masks, info["action_mask"].astype(bool))
-            rows = env._raw_observation().reshape(5, -1)
+            rows = env.observation_array().reshape(5, -1)
             # The features describe the board: no move is left in an ended game.
             features = np.zeros(5, dtype=bool) if ended else masks
             assert np.array_equal(rows[:, _column("legal")].astype(bool), features)

@@ -107,6 +107,68 @@ def test_a_crashing_agent_ends_the_game_with_a_message_naming_it():
         game(Broken()).run()
 
 
+class ScriptedLink:
+    """A remote agent's link to no worker: each move's reply is the next of ``replies``."""
+
+    def __init__(self, *replies: object) -> None:
+        self.replies = list(replies)
+        self.ops: list[str] = []
+
+    def worker(self):
+        return None, False
+
+    def built(self, worker) -> None:
+        pass
+
+    def call(self, worker, op, method, **fields):
+        self.ops.append(f"{op} {method}")
+        return {"action": self.replies.pop(0)} if op == "act" else {}
+
+
+def test_a_remote_agent_is_named_as_the_student_class_in_the_game_and_its_record():
+    from pacman.sandbox.remote import RemoteAgent
+
+    link = ScriptedLink("Stop", 7)
+    remote = RemoteAgent(0, "StudentAgent", {}, link)
+    result = game(remote, catch_exceptions=True).run()
+    assert (remote.display_name, type(remote).__name__) == ("StudentAgent", "RemoteAgent")
+    assert (
+        result.crash == "Pac-Man (StudentAgent) crashed on move 3: returned 7, not an action name"
+    )
+    assert (result.to_json()["pacman"], result.to_json()["ghosts"]) == ("StudentAgent", ["Script"])
+    assert link.ops == ["game_start registerInitialState", "act getAction", "act getAction"]
+
+
+def test_an_agent_is_named_as_its_class_unless_it_says_otherwise():
+    class Plain:
+        index = 0
+
+        def getAction(self, gameState):
+            return "Stop"
+
+    renamed = Script("Stop", "Stop")
+    renamed.display_name = "Shown"  # an agent of its own may use the name: it still plays
+    assert (Script().display_name, renamed.display_name) == ("Script", "Shown")
+    assert (game(Plain(), max_moves=1).run().pacman, game(renamed, max_moves=1).run().pacman) == (
+        "Plain",
+        "Shown",
+    )
+
+
+def test_a_stop_on_the_final_board_comes_back_with_the_game_it_ended():
+    from pacman.game import QuitRequested
+
+    class ClosesOnTheEnd:
+        def finish(self, state, result):
+            raise QuitRequested("the window was closed")
+
+    end = game(Script("Stop", "Stop", "Stop", "Stop"), observers=[ClosesOnTheEnd()]).play()
+    assert (str(end.stop), end.result.lose, end.result.moves) == ("the window was closed", True, 8)
+    with pytest.raises(QuitRequested, match="the window was closed"):
+        game(Script("Stop", "Stop", "Stop", "Stop"), observers=[ClosesOnTheEnd()]).run()
+    assert game(Script("Stop", "Stop", "Stop", "Stop")).play().stop is None
+
+
 def test_an_illegal_move_is_a_crash_that_names_the_legal_moves():
     result = game(Script("East"), Script("East", index=1), catch_exceptions=True).run()
     assert result.crash == (

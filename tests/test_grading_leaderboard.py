@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grading_submissions import HONEST, apply_changes
 
-from pacman.runner import load_record, replay
+from pacman.records import load_record, replay
 from pacman.view.html import embedded_data
 from pacman.view.html_replay import ending
 

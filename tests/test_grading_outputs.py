@@ -20,7 +20,7 @@ from pacman.grading.suite import QuestionResult
 from pacman.grading.testcase import TestResult, worker_problem
 from pacman.grading.tree_report import DRAWN_CALLS, failure_data, report_name, report_page
 from pacman.layout import load_layout
-from pacman.runner import game_record
+from pacman.records import game_record
 from pacman.sandbox import untrusted
 from pacman.sandbox.config import WorkerTimeout
 from pacman.state import GameState

@@ -123,7 +123,7 @@ def test_frames_of_a_replayed_record_show_its_marks(tmp_path, capsys):
 
     pygame = pytest.importorskip("pygame")
     draw = pytest.importorskip("pacman.view.draw")
-    from pacman.runner import load_record, replay
+    from pacman.records import load_record, replay
     from pacman.view.frames import FrameRecorder
 
     record = tmp_path / "game.json"

@@ -178,7 +178,7 @@ def records(draw):
 @given(records() | JSON_VALUE)
 @example(GOOD_RECORD)
 def test_replay_records_replay_or_are_one_line(tmp_path, capsys, record):
-    from pacman.runner import RECORD_FORMAT
+    from pacman.records import RECORD_FORMAT
 
     assert GOOD_RECORD["format"] == RECORD_FORMAT
     path = tmp_path / "game.json"

@@ -11,16 +11,8 @@ import pytest
 from pacman.errors import PacmanError
 from pacman.game import QuitRequested
 from pacman.layout import load_layout
-from pacman.runner import (
-    GameSpec,
-    batch,
-    game_record,
-    json_line,
-    load_record,
-    play,
-    replay,
-    run_games,
-)
+from pacman.records import game_record, json_line, load_record, replay
+from pacman.runner import GameSpec, batch, play, run_games
 
 SPEC = GameSpec(layout="smallClassic", pacman="GreedyAgent", seed=40)
 

@@ -208,6 +208,25 @@ print(json.dumps([[r.score, r.win, r.lose, r.moves, r.actions, r.crash] for r in
 
 
 @needs_linux
+def test_the_command_reads_a_sandboxed_agent_s_file_once_for_every_game(arena, monkeypatch, capsys):
+    from pacman.cli import main
+
+    (arena / "myAgents.py").write_text(PLAIN)
+    monkeypatch.chdir(arena)
+    found, asked = games.untrusted_agent, []
+
+    def counted(name, role, agent_files=()):
+        asked.append(f"{role} {name}")
+        return found(name, role, agent_files)
+
+    monkeypatch.setattr(games, "untrusted_agent", counted)
+    flags = ["-p", "FirstLegal", "-l", "smallClassic", "-q", "-n", "2", "--seed", "3", "-k", "1"]
+    assert main([*flags, "--isolation", "sandbox", "--game-secret", SECRET]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "Record:        Loss, Loss"
+    assert asked == ["agent FirstLegal", "ghost RandomGhost"]  # not once per game and ghost
+
+
+@needs_linux
 def test_the_command_line_plays_agent_files_in_the_sandbox(arena):
     """``pacman --isolation sandbox`` never imports the agent's file in its own process: a
     file that would end that process at import plays from its worker, as a plain one plays."""

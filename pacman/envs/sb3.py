@@ -51,31 +51,32 @@ class PacmanSB3VecEnv(VecEnv):
 
     def reset(self) -> np.ndarray:
         for index, (seed, options) in enumerate(zip(self._seeds, self._options, strict=True)):
-            self.reset_infos[index] = self.vector._start(index, seed, options or None)
+            self.reset_infos[index] = self.vector.start_game(index, seed, options or None)
         self._reset_seeds()
         self._reset_options()
-        return self.vector._observations.copy()
+        return self.vector.last_step().observations.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         vector = self.vector
-        finished = vector._play(self._actions)
+        finished = vector.play_step(self._actions)
+        batch = vector.last_step()
         # Each game's info as PacmanEnv.step gives it (what DummyVecEnv passes on).
         infos = [
-            env._info(env.state, bool(illegal))
-            for env, illegal in zip(self.envs, vector._illegal, strict=True)
+            env.current_info(bool(illegal))
+            for env, illegal in zip(self.envs, batch.illegal, strict=True)
         ]
-        terminations, truncations = vector._terminations, vector._truncations
+        terminations, truncations = batch.terminations, batch.truncations
         for index in finished:
-            infos[index]["terminal_observation"] = vector._observations[index].copy()
-            self.reset_infos[index] = vector._start(index, keep_step=True)
+            infos[index]["terminal_observation"] = batch.observations[index].copy()
+            self.reset_infos[index] = vector.start_game(index, keep_step=True)
         for index, info in enumerate(infos):
             info["TimeLimit.truncated"] = bool(truncations[index] and not terminations[index])
         return (
-            vector._observations.copy(),
-            vector._rewards.astype(np.float32),
+            batch.observations.copy(),
+            batch.rewards.astype(np.float32),
             terminations | truncations,
             infos,
         )
@@ -103,7 +104,7 @@ class PacmanSB3VecEnv(VecEnv):
 
     def action_masks(self) -> np.ndarray:
         """Every game's legal actions, ``(num_envs, 5)`` booleans."""
-        return self.vector._masks.astype(bool)
+        return self.vector.last_step().masks.astype(bool)
 
     def _targets(self, indices: Any) -> list[Any]:
         return [self.envs[i] for i in self._get_indices(indices)]

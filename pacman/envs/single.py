@@ -15,7 +15,7 @@ from pacman.envs import render as rendering
 from pacman.envs.compact import FEATURE_NAMES, FeatureEncoder, WindowEncoder
 from pacman.envs.observation import GridEncoder, action_mask
 from pacman.errors import IllegalActionError, PacmanError
-from pacman.ghosts import GHOST_TYPES, GhostAgent
+from pacman.ghosts import GHOST_ALIASES, GHOST_TYPES, GhostAgent
 from pacman.layout import Layout, load_layout
 from pacman.mazegen import board_draw
 from pacman.state import SCARED_TIME, GameState
@@ -27,7 +27,6 @@ ACTIONS: tuple[str, ...] = ACTION_ORDER
 ENDED_MASK = action_mask([STOP], ACTIONS)
 ENDED_MASK.flags.writeable = False
 
-_GHOST_ALIASES = {"random": "RandomGhost", "directional": "DirectionalGhost"}
 GhostFactory = Callable[[int, random.Random], Any]
 #: ``(state before the step, state after it) -> reward``, replacing the score change.
 RewardFunction = Callable[[GameState, GameState], float]
@@ -42,10 +41,9 @@ def ghost_factory(ghost: str | GhostFactory) -> GhostFactory:
         return lambda index, rng: cls(index, rng=rng)
     if callable(ghost):
         return ghost
-    name = _GHOST_ALIASES.get(str(ghost), str(ghost))
-    cls = GHOST_TYPES.get(name)
+    cls = GHOST_ALIASES.get(str(ghost)) or GHOST_TYPES.get(str(ghost))
     if cls is None:
-        known = ", ".join([*_GHOST_ALIASES, *GHOST_TYPES])
+        known = ", ".join([*GHOST_ALIASES, *GHOST_TYPES])
         raise PacmanError(f"unknown ghost {ghost!r}; known: {known}")
     return lambda index, rng: cls(index, rng=rng)
 
@@ -294,20 +292,20 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
             self._moves.clear()
         if self.render_mode == "human":
             self.render()
-        return self._observation(), self._info(state, False)
+        return self._observation(), self.current_info()
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        reward, illegal = self._advance(action)
+        reward, illegal = self.advance(action)
         state = self.state
         if self.render_mode == "human":
             self.render()
-        return self._observation(), reward, state.is_terminal(), False, self._info(state, illegal)
+        return self._observation(), reward, state.is_terminal(), False, self.current_info(illegal)
 
-    def _advance(self, action: Any) -> tuple[float, bool]:
+    def advance(self, action: Any) -> tuple[float, bool]:
         """Play Pac-Man's ``action`` and the ghosts' replies; returns (reward, was illegal).
 
         Updates ``state`` and the encoder's array; builds no observation (the
-        vector environment copies the array into its own batch).
+        vector environment copies :meth:`observation_array` into its own batch).
         """
         state = self.state
         if state is None:
@@ -370,7 +368,13 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
         """The legal actions of the current state as an ``int8`` mask (a fresh array)."""
         if self.state is None:
             raise PacmanError("call reset() before action_mask()")
-        return self._legal(self.state)[1].copy()
+        return self.legal_mask().copy()
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions of the current state, shared: copy it to keep or change it."""
+        state = self.state
+        assert state is not None, "reset() comes first"
+        return self._legal(state)[1]
 
     def action_masks(self) -> np.ndarray:
         """The legal actions as booleans: the method sb3-contrib's ``MaskablePPO`` calls."""
@@ -386,14 +390,17 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
             entry = self._legal_cache[position] = (frozenset(legal), action_mask(legal, ACTIONS))
         return entry
 
-    def _info(self, state: GameState, illegal: bool) -> dict[str, Any]:
+    def current_info(self, illegal: bool = False) -> dict[str, Any]:
+        """The info of the current state, as ``reset`` and ``step`` return it."""
+        state = self.state
+        assert state is not None, "reset() comes first"
         return {
-            "action_mask": self._legal(state)[1].copy(),
+            "action_mask": self.legal_mask().copy(),
             "score": state.get_score(),
             "illegal": illegal,
         }
 
-    def _raw_observation(self) -> np.ndarray:
+    def observation_array(self) -> np.ndarray:
         """The array observation of the current state, owned by an encoder: copy to keep it."""
         state = self.state
         if self._features is not None:
@@ -404,7 +411,7 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
 
     def _observation(self) -> Any:
         if self.observation_kind != "dict":
-            return self._raw_observation().copy()
+            return self.observation_array().copy()
         state = self.state
         assert state is not None
         return {

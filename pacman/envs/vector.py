@@ -11,7 +11,7 @@ copying observations and merging info dicts one game at a time.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from gymnasium.vector import VectorEnv
@@ -57,6 +57,18 @@ def check_open(env: VectorEnv) -> None:
         raise PacmanError(
             f"{type(env).__name__} is closed: make a new one to play (close() ends it for good)"
         )
+
+
+class StepArrays(NamedTuple):
+    """The batch as the last reset or step left it, one row per game (live arrays: copy to
+    keep them)."""
+
+    observations: np.ndarray
+    rewards: np.ndarray
+    terminations: np.ndarray
+    truncations: np.ndarray
+    illegal: np.ndarray
+    masks: np.ndarray
 
 
 #: Less than one PacmanEnv takes (about 135 KB on smallClassic), for the num_envs check.
@@ -146,14 +158,14 @@ class PacmanVectorEnv(VectorEnv):
                 )
         for index, game_seed in enumerate(seeds):
             if chosen[index]:
-                self._start(index, game_seed, options)
+                self.start_game(index, game_seed, options)
         return self._observations.copy(), self._info(chosen)
 
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         check_open(self)
-        finished = self._play(actions)
+        finished = self.play_step(actions)
         if self.same_step:
             info = self._restart(finished)
         else:
@@ -167,7 +179,7 @@ class PacmanVectorEnv(VectorEnv):
             info,
         )
 
-    def _play(self, actions: Any) -> list[int]:
+    def play_step(self, actions: Any) -> list[int]:
         """Step every game into the batch (next-step mode: restart the ones that ended last time).
 
         Returns the games this step ended, which same-step mode restarts.
@@ -180,9 +192,9 @@ class PacmanVectorEnv(VectorEnv):
         finished: list[int] = []
         for index, env in enumerate(self.envs):
             if self._autoreset[index]:
-                self._start(index)
+                self.start_game(index)
                 continue
-            reward, illegal = env._advance(actions[index])
+            reward, illegal = env.advance(actions[index])
             self._record(index, env, illegal)
             self._elapsed[index] += 1
             rewards[index] = reward
@@ -202,12 +214,23 @@ class PacmanVectorEnv(VectorEnv):
         final_obs = np.full(self.num_envs, None, dtype=object)
         for index in finished:
             final_obs[index] = self._observations[index].copy()
-            self._start(index, keep_step=True)
+            self.start_game(index, keep_step=True)
         info = self._info()
         info.update(
             final_obs=final_obs, _final_obs=ended, final_info=final_info, _final_info=ended.copy()
         )
         return info
+
+    def last_step(self) -> StepArrays:
+        """The batch's arrays, for adapters that build their own step (:mod:`pacman.envs.sb3`)."""
+        return StepArrays(
+            self._observations,
+            self._rewards,
+            self._terminations,
+            self._truncations,
+            self._illegal,
+            self._masks,
+        )
 
     @property
     def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
@@ -223,7 +246,7 @@ class PacmanVectorEnv(VectorEnv):
         for env in self.envs:
             env.close()
 
-    def _start(
+    def start_game(
         self,
         index: int,
         seed: int | None = None,
@@ -243,13 +266,13 @@ class PacmanVectorEnv(VectorEnv):
         if not keep_step:
             self._rewards[index] = 0.0
             self._terminations[index] = self._truncations[index] = False
-        return env._info(env.state, False)
+        return env.current_info()
 
     def _record(self, index: int, env: PacmanEnv, illegal: bool) -> None:
         """Copy game ``index``'s channels, mask and score into the batch."""
         state = env.state
-        self._observations[index] = env._raw_observation()
-        self._masks[index] = env._legal(state)[1]
+        self._observations[index] = env.observation_array()
+        self._masks[index] = env.legal_mask()
         self._scores[index] = state.get_score()
         self._illegal[index] = illegal
 

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 from pacman.errors import PacmanError, UsageError
 from pacman.execution import interruption_handled
+from pacman.extras import DISTRIBUTION
 from pacman.grading.bundle_safety import (
     DEFAULT_PLATFORM_LIMIT,
     PlatformTimer,
@@ -131,8 +132,6 @@ def build_wheel(folder: str) -> str:
     return os.path.join(folder, wheels[0])
 
 
-#: The project's distribution name (pyproject.toml's ``name``).
-DISTRIBUTION = "pacman-multiagent"
 #: What an installer adds to a dist-info folder: they describe one installation, not the
 #: project (RECORD is written anew for the packed files).
 _INSTALLER_FILES = frozenset({"INSTALLER", "REQUESTED", "direct_url.json", "RECORD"})

@@ -169,7 +169,7 @@ class EvalAgentTest(TestCase):
 
         link = GradingLink(ctx, worker, self.agent, self.max_time, fresh=start_new)
         ghosts = [GHOST_TYPES[name](*args, **kwargs) for name, args, kwargs in self.ghosts]
-        pacman = type(self.agent, (GradedAgent,), {})(0, self.agent, self.kwargs, link)
+        pacman = GradedAgent(0, self.agent, self.kwargs, link)
         result = run_game(
             self.layout,
             pacman,
@@ -246,7 +246,7 @@ class EvalAgentTest(TestCase):
 def game_stats(results: list[Any], timeouts: int, layout: Any, num_ghosts: int) -> dict[str, Any]:
     """What a leaderboard needs of an EvalAgentTest's games: counts, scores, and the best
     and worst game as replayable records (``pacman --replay``)."""
-    from pacman.runner import game_record
+    from pacman.records import game_record
 
     scores = [r.score for r in results]
     crashes = sum(1 for r in results if r.crashed) - timeouts

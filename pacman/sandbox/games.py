@@ -159,18 +159,14 @@ with contextlib.suppress(ImportError):
 
 
 def sandboxed_agent(
-    name: str,
+    found: tuple[str, str, str],
     role: str,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
-    agent_files: tuple[tuple[str, str], ...] = (),
     timeout: float | None = None,
-) -> RemoteAgent | None:
-    """A stand-in playing agent ``name`` from a sandboxed worker (named like its class), or
-    None when ``name`` is the project's own (built in-process as usual)."""
-    found = untrusted_agent(name, role, agent_files)
-    if found is None:
-        return None
+) -> RemoteAgent:
+    """A stand-in playing the untrusted agent ``found`` (:func:`untrusted_agent`) from a
+    sandboxed worker, named as its class."""
     file_name, source, class_name = found
     index = int(args[0]) if args else int(kwargs.pop("index", 0))
     if role == "ghost":
@@ -181,4 +177,4 @@ def sandboxed_agent(
     except SandboxError as error:
         raise UsageError(f"--isolation sandbox: {error}") from None
     link = GameLink(hosted.pool, hosted.pool.config.limits.move_seconds, class_name)
-    return type(class_name, (RemoteAgent,), {})(index, class_name, dict(kwargs), link)
+    return RemoteAgent(index, class_name, dict(kwargs), link)

@@ -66,6 +66,11 @@ class RemoteAgent:
         self.record = record
         self.agent_seed: int | None = None
 
+    @property
+    def display_name(self) -> str:
+        """The student's class, as the game, its record and reports name this agent."""
+        return self.class_name
+
     def use_game_seed(self, seed: int) -> None:
         """Called by :func:`pacman.seeding.seed_game` with this agent's own stream: the
         worker seeds its side with it (the game's secret stays here)."""

@@ -223,7 +223,7 @@ class HtmlReplay(ReplayData):
 
 def write_replay(record: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     """A game record (as ``--record`` writes it) as an HTML replay page at ``path``."""
-    from pacman.runner import replay
+    from pacman.records import replay
 
     page = HtmlReplay(path, agent_name=record.get("pacman"))
     page.recorded = record

@@ -162,7 +162,7 @@ def show(
                     _bundle("Pac-Man: playing (install pygame to watch it live)"), raw=True
                 )
     if record is not None:
-        from pacman.runner import replay
+        from pacman.records import replay
 
         result = replay(record, observers)
     else:
@@ -186,7 +186,7 @@ def _record(game: Any) -> dict[str, Any] | None:
     if isinstance(game, dict):
         return game
     if isinstance(game, (str, os.PathLike)) and str(game).endswith(".json"):
-        from pacman.runner import load_record
+        from pacman.records import load_record
 
         return load_record(Path(game), f"pacman.show({str(game)!r})")
     return None

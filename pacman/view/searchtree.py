@@ -38,9 +38,10 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agents.search_config import CHANCE, MAX, MIN
 from pacman.errors import AgentCrashed, PacmanError
 from pacman.recording import ExpansionLog
-from pacman.view.tree_model import CHANCE, MAX, MIN, TreeModel, TreeNode
+from pacman.view.tree_model import TreeModel, TreeNode
 
 __all__ = [
     "ALGORITHMS",

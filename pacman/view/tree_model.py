@@ -10,8 +10,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-MAX, MIN, CHANCE = "max", "min", "chance"
-
 
 @dataclass
 class TreeNode:

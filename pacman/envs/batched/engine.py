@@ -25,19 +25,21 @@ from pacman.envs.batched.streams import Streams
 from pacman.envs.limits import check_num_envs, game_bytes
 from pacman.errors import PacmanError
 from pacman.extras import install_hint
+from pacman.ghosts import GHOST_ALIASES
 from pacman.state import FOOD_SCORE, GHOST_SCORE, LOSE_PENALTY, SCARED_TIME, TIME_PENALTY, WIN_SCORE
 
 if TYPE_CHECKING:
     from pacman.layout import Layout
 
 RUNNING, WON, LOST, STOPPED = 0, 1, -1, 2
-GHOST_KINDS = ("random", "directional")
-_GHOST_ALIASES = {"RandomGhost": "random", "DirectionalGhost": "directional"}
+GHOST_KINDS = tuple(GHOST_ALIASES)
+#: CS188's class name of each kind, which the batched engine takes too.
+_KIND_OF_CLASS = {cls.__name__: kind for kind, cls in GHOST_ALIASES.items()}
 
 
 def ghost_kind(ghost: object) -> str:
     """``"random"`` or ``"directional"`` from those names or CS188's class names."""
-    kind = _GHOST_ALIASES.get(getattr(ghost, "__name__", str(ghost)), str(ghost))
+    kind = _KIND_OF_CLASS.get(getattr(ghost, "__name__", str(ghost)), str(ghost))
     if kind not in GHOST_KINDS:
         raise PacmanError(
             f"the batched engine's ghosts are 'random' or 'directional' "

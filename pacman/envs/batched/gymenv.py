@@ -33,13 +33,11 @@ from pacman.envs.limits import check_num_envs, game_bytes
 from pacman.envs.single import ENDED_MASK, PacmanEnv, check_illegal_action, check_observation
 from pacman.envs.vector import autoreset_setting, check_open
 from pacman.errors import IllegalActionError, PacmanError
-from pacman.ghosts import DirectionalGhost, RandomGhost
+from pacman.ghosts import GHOST_ALIASES
 from pacman.layout import Layout, load_layout
 from pacman.mazegen import is_spec, parse_spec
 
 OBSERVATION_KINDS = ("grid", "features", "window")
-#: The object engine's ghost of each batched ghost kind.
-BATCHED_GHOSTS = {"random": RandomGhost, "directional": DirectionalGhost}
 
 
 def batch_boards(layout: str | Layout) -> tuple[Layout, Any]:
@@ -376,7 +374,7 @@ class PacmanBatchedEnv(gym.Env):
 
     def _object_game(self, kwargs: dict[str, Any]) -> PacmanEnv:
         """The object engine's env playing this game, its ghosts drawing from ``_stream``."""
-        kind = BATCHED_GHOSTS[self.vector.games.ghost_kind]
+        kind = GHOST_ALIASES[self.vector.games.ghost_kind]  # the object engine's ghost
         unused = (
             "layout",
             "ghost",
