@@ -120,7 +120,7 @@ def _recorded_result(search: dict[str, Any]) -> Any:
         values[str(action)] = float(value) if isinstance(value, (int, float)) else math.nan
     return SimpleNamespace(
         action=search.get("action"),
-        value=values.get(search.get("action"), math.nan),
+        value=values.get(str(search.get("action")), math.nan),
         values=values,
         pv=tuple(a for a in search.get("pv") or () if isinstance(a, str))
         if isinstance(search.get("pv"), list)
