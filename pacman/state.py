@@ -37,6 +37,8 @@ LOSE_PENALTY = 500
 GHOST_SCORE = 200
 SCARED_TIME = 40
 COLLISION_TOLERANCE = 0.7
+#: How many distinct food columns a maze keeps built (a bound on the cache's memory).
+FOOD_COLUMNS_KEPT = 4096
 
 _RUNNING, _WON, _LOST = 0, 1, -1
 
@@ -72,6 +74,18 @@ class Maze:
         #: food cell -> its bit; bit order is x-major, as Grid.as_list() lists cells.
         self.food_bit = {(x, y): 1 << (x * height + y) for x, y in open_cells}
         self.bit_cell = {bit.bit_length() - 1: cell for cell, bit in self.food_bit.items()}
+        #: A column's food bits -> that column of the food grid: columns repeat from state to
+        #: state, so a search's thousands of getFood() calls build few (see food_column).
+        self.food_columns: dict[int, tuple[bool, ...]] = {}
+
+    def food_column(self, bits: int) -> tuple[bool, ...]:
+        """The food grid's column whose food bits (y upward) are ``bits``."""
+        column = self.food_columns.get(bits)
+        if column is None:
+            column = tuple(bool(bits >> y & 1) for y in range(self.layout.height))
+            if len(self.food_columns) < FOOD_COLUMNS_KEPT:
+                self.food_columns[bits] = column
+        return column
 
     def food_int(self, cells) -> int:
         food = 0
@@ -336,11 +350,12 @@ class GameState(GameStateCamelCase):
         """The remaining food as a read-only grid (``food[x][y]``)."""
         grid = self._food_grid
         if grid is None:
-            layout = self._maze.layout
-            height, food = layout.height, self._food
+            maze, food = self._maze, self._food
+            height, known = maze.layout.height, maze.food_columns
+            mask = (1 << height) - 1
+            bits = [food >> (x * height) & mask for x in range(maze.layout.width)]
             grid = self._food_grid = Grid.frozen(
-                [bool(food >> (x * height + y) & 1) for y in range(height)]
-                for x in range(layout.width)
+                [known.get(column) or maze.food_column(column) for column in bits]
             )
         return grid
 
