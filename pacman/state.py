@@ -37,8 +37,9 @@ LOSE_PENALTY = 500
 GHOST_SCORE = 200
 SCARED_TIME = 40
 COLLISION_TOLERANCE = 0.7
-#: How many distinct food columns a maze keeps built (a bound on the cache's memory).
-FOOD_COLUMNS_KEPT = 4096
+#: How many food columns, and how many lists of food cells, a maze keeps built (a bound on
+#: the memory of what it keeps).
+FOOD_KEPT = 4096
 
 _RUNNING, _WON, _LOST = 0, 1, -1
 
@@ -77,15 +78,31 @@ class Maze:
         #: A column's food bits -> that column of the food grid: columns repeat from state to
         #: state, so a search's thousands of getFood() calls build few (see food_column).
         self.food_columns: dict[int, tuple[bool, ...]] = {}
+        #: The food bits of a state -> its food cells, x-major (states of a search share them).
+        self.food_lists: dict[int, tuple[Position, ...]] = {}
 
     def food_column(self, bits: int) -> tuple[bool, ...]:
         """The food grid's column whose food bits (y upward) are ``bits``."""
         column = self.food_columns.get(bits)
         if column is None:
             column = tuple(bool(bits >> y & 1) for y in range(self.layout.height))
-            if len(self.food_columns) < FOOD_COLUMNS_KEPT:
+            if len(self.food_columns) < FOOD_KEPT:
                 self.food_columns[bits] = column
         return column
+
+    def food_cells(self, food: int) -> tuple[Position, ...]:
+        """The cells of the food bits ``food``, x-major (as ``Grid.as_list()`` lists them)."""
+        cells = self.food_lists.get(food)
+        if cells is None:
+            found, rest, bit_cell = [], food, self.bit_cell
+            while rest:
+                low = rest & -rest
+                found.append(bit_cell[low.bit_length() - 1])
+                rest ^= low
+            cells = tuple(found)
+            if len(self.food_lists) < FOOD_KEPT:
+                self.food_lists[food] = cells
+        return cells
 
     def food_int(self, cells) -> int:
         food = 0
@@ -103,6 +120,19 @@ def maze_of(layout: Layout) -> Maze:
     if maze is None:
         maze = _MAZES[layout] = Maze(layout)
     return maze
+
+
+class FoodGrid(Grid):
+    """The read-only food grid a state hands out; it lists its cells from the state's food
+    bits, which the states of a search share (CS188 code asks ``getFood().asList()`` of every
+    state it scores)."""
+
+    __slots__ = ("_food", "_maze")
+
+    def as_list(self, key: object = True) -> list[Position]:
+        if key is True:
+            return list(self._maze.food_cells(self._food))
+        return Grid.as_list(self, key)
 
 
 class Configuration(Twinned):
@@ -354,19 +384,15 @@ class GameState(GameStateCamelCase):
             height, known = maze.layout.height, maze.food_columns
             mask = (1 << height) - 1
             bits = [food >> (x * height) & mask for x in range(maze.layout.width)]
-            grid = self._food_grid = Grid.frozen(
+            grid = self._food_grid = FoodGrid.frozen(
                 [known.get(column) or maze.food_column(column) for column in bits]
             )
+            grid._maze, grid._food = maze, food
         return grid
 
     def get_food_positions(self) -> list[Position]:
         """The cells that still hold food, x-major (as ``get_food().as_list()``)."""
-        cells, food, bit_cell = [], self._food, self._maze.bit_cell
-        while food:
-            low = food & -food
-            cells.append(bit_cell[low.bit_length() - 1])
-            food ^= low
-        return cells
+        return list(self._maze.food_cells(self._food))
 
     def get_walls(self) -> Grid:
         return self._maze.walls

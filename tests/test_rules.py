@@ -249,7 +249,10 @@ def test_food_grids_follow_the_food_eaten_and_share_unchanged_columns():
     for state in (first, later):
         food = state.get_food()
         cells = [(x, y) for x in range(food.width) for y in range(food.height) if food[x][y]]
-        assert cells == state.get_food_positions()
+        assert cells == state.get_food_positions() == food.as_list() == food.asList()
+        empty = [(x, y) for x in range(food.width) for y in range(food.height) if not food[x][y]]
+        assert food.as_list(False) == food.asList(False) == empty
+        assert food.copy().as_list() == cells  # a mutable copy lists the same cells
     assert first.get_food().count() - 2 == later.get_food().count() == 4
     # Columns 1 and 4 held the same food in both states: one column each, built once.
     assert later.get_food()[1] is first.get_food()[1]
