@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from pacman.compat import AgentStateCamelCase, GameStateCamelCase, Twinned
 from pacman.directions import ACTION_ORDER, REVERSE, STOP, VECTORS
@@ -38,6 +38,9 @@ LOSE_PENALTY = 500
 GHOST_SCORE = 200
 SCARED_TIME = 40
 COLLISION_TOLERANCE = 0.7
+#: How many food columns, and how many lists of food cells, a maze keeps built (a bound on
+#: the memory of what it keeps).
+FOOD_KEPT = 4096
 
 _RUNNING, _WON, _LOST = 0, 1, -1
 
@@ -73,6 +76,34 @@ class Maze:
         #: food cell -> its bit; bit order is x-major, as Grid.as_list() lists cells.
         self.food_bit: dict[Position, int] = {(x, y): 1 << (x * height + y) for x, y in open_cells}
         self.bit_cell = {bit.bit_length() - 1: cell for cell, bit in self.food_bit.items()}
+        #: A column's food bits -> that column of the food grid: columns repeat from state to
+        #: state, so a search's thousands of getFood() calls build few (see food_column).
+        self.food_columns: dict[int, tuple[bool, ...]] = {}
+        #: The food bits of a state -> its food cells, x-major (states of a search share them).
+        self.food_lists: dict[int, tuple[Position, ...]] = {}
+
+    def food_column(self, bits: int) -> tuple[bool, ...]:
+        """The food grid's column whose food bits (y upward) are ``bits``."""
+        column = self.food_columns.get(bits)
+        if column is None:
+            column = tuple(bool(bits >> y & 1) for y in range(self.layout.height))
+            if len(self.food_columns) < FOOD_KEPT:
+                self.food_columns[bits] = column
+        return column
+
+    def food_cells(self, food: int) -> tuple[Position, ...]:
+        """The cells of the food bits ``food``, x-major (as ``Grid.as_list()`` lists them)."""
+        cells = self.food_lists.get(food)
+        if cells is None:
+            found, rest, bit_cell = [], food, self.bit_cell
+            while rest:
+                low = rest & -rest
+                found.append(bit_cell[low.bit_length() - 1])
+                rest ^= low
+            cells = tuple(found)
+            if len(self.food_lists) < FOOD_KEPT:
+                self.food_lists[food] = cells
+        return cells
 
     def food_int(self, cells: Iterable[Position]) -> int:
         food = 0
@@ -90,6 +121,21 @@ def maze_of(layout: Layout) -> Maze:
     if maze is None:
         maze = _MAZES[layout] = Maze(layout)
     return maze
+
+
+class FoodGrid(Grid):
+    """The read-only food grid a state hands out; it lists its cells from the state's food
+    bits, which the states of a search share (CS188 code asks ``getFood().asList()`` of every
+    state it scores)."""
+
+    __slots__ = ("_food", "_maze")
+    _food: int
+    _maze: Maze
+
+    def as_list(self, key: object = True) -> list[tuple[int, int]]:
+        if key is True:  # food cells are whole cells
+            return cast("list[tuple[int, int]]", list(self._maze.food_cells(self._food)))
+        return Grid.as_list(self, key)
 
 
 class Configuration(Twinned):
@@ -348,23 +394,20 @@ class GameState(GameStateCamelCase):
         """The remaining food as a read-only grid (``food[x][y]``)."""
         grid = self._food_grid
         if grid is None:
-            layout = self._maze.layout
-            height, food = layout.height, self._food
-            grid = self._food_grid = Grid.frozen(
-                [bool(food >> (x * height + y) & 1) for y in range(height)]
-                for x in range(layout.width)
+            maze, food = self._maze, self._food
+            height, known = maze.layout.height, maze.food_columns
+            mask = (1 << height) - 1
+            bits = [food >> (x * height) & mask for x in range(maze.layout.width)]
+            grid = self._food_grid = cast(
+                FoodGrid,
+                FoodGrid.frozen([known.get(column) or maze.food_column(column) for column in bits]),
             )
+            grid._maze, grid._food = maze, food
         return grid
 
     def get_food_positions(self) -> list[Position]:
         """The cells that still hold food, x-major (as ``get_food().as_list()``)."""
-        cells: list[Position] = []
-        food, bit_cell = self._food, self._maze.bit_cell
-        while food:
-            low = food & -food
-            cells.append(bit_cell[low.bit_length() - 1])
-            food ^= low
-        return cells
+        return list(self._maze.food_cells(self._food))
 
     def get_walls(self) -> Grid:
         return self._maze.walls

@@ -243,6 +243,23 @@ def test_food_grid_and_counts_match_cs188_grid():
     assert state.get_capsules() == [(3, 2)]
 
 
+def test_food_grids_follow_the_food_eaten_and_share_unchanged_columns():
+    first = start("%%%%%%\n%P...%\n%.%..%\n%%%%%%")
+    later = play(first, (0, "East"), (0, "East"))  # eats (2, 2) and (3, 2)
+    for state in (first, later):
+        food = state.get_food()
+        cells = [(x, y) for x in range(food.width) for y in range(food.height) if food[x][y]]
+        assert cells == state.get_food_positions() == food.as_list() == food.asList()
+        empty = [(x, y) for x in range(food.width) for y in range(food.height) if not food[x][y]]
+        assert food.as_list(False) == food.asList(False) == empty
+        assert food.copy().as_list() == cells  # a mutable copy lists the same cells
+    assert first.get_food().count() - 2 == later.get_food().count() == 4
+    # Columns 1 and 4 held the same food in both states: one column each, built once.
+    assert later.get_food()[1] is first.get_food()[1]
+    assert later.get_food()[4] is first.get_food()[4]
+    assert later.get_food()[2] != first.get_food()[2]
+
+
 def test_positions_on_grid_points_are_ints_even_for_scared_ghosts():
     state = play(start(CAPSULE), (0, "East"), (1, "West"))
     assert repr(state.get_ghost_position(1)) == "(5.5, 1)"

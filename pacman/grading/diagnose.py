@@ -18,7 +18,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import agents.search as engine
 from agents.search_config import (
     ALPHABETA,
     CHANCE,
@@ -101,6 +100,8 @@ def run_variant(
         raise _Unscorable
     if not start.get_legal_actions(0):
         return None, []
+    import agents.search as engine  # (here: a grade imports it only to explain a wrong answer)
+
     log = ExpansionLog()
     result = engine.search(log.wrap(start), variant.config(depth, start), _score)
     # No action beats a value of -inf: none is chosen.

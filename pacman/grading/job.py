@@ -38,6 +38,7 @@ from pacman.sandbox.config import SandboxConfig
 from pacman.sandbox.ids import allocate_uid
 from pacman.sandbox.isolation import resolve_isolation
 from pacman.sandbox.mounts import restore_locks
+from pacman.sandbox.pool import SpareWorker
 from pacman.sandbox.process import WorkerProcess
 from pacman.sandbox.staging import (
     SubmissionError,
@@ -253,13 +254,21 @@ def _grade_one(
             )
             print(f"Wrote {count} solution files.", file=out)
             return None
-        first_worker, warning = None, None
+        first_worker, warning, spare = None, None, None
         if staged:
-            first_worker, warning = check_protections(job, options, config)
+            parallel = (options.jobs or os.cpu_count() or 1) > 1
+            if parallel and sum(len(q.tests) for q in questions) > 1:
+                spare = SpareWorker(config)  # a second thread's worker, started meanwhile
+            try:
+                first_worker, warning = check_protections(job, options, config)
+            except BaseException:
+                if spare is not None:
+                    spare.close()
+                raise
             # Every later worker must prove as much as the first, or the run stops.
             config.allow_weak = warning is not None
         heading(job.graded(), warning, out)
-        result = _graded(job, options, questions, config, first_worker, out)
+        result = _graded(job, options, questions, config, (first_worker, spare), out)
     if not job.single_test:
         print(summary_block(result), file=out, flush=True)
     return result, warning
@@ -270,7 +279,7 @@ def _graded(
     options: GradingOptions,
     questions: list[Question],
     config: SandboxConfig,
-    first_worker: WorkerProcess | None,
+    workers: tuple[WorkerProcess | None, SpareWorker | None],
     out: TextIO,
 ) -> RunResult:
     """The grading session, each question's report printed as it is scored."""
@@ -299,6 +308,7 @@ def _graded(
         jobs=options.jobs or os.cpu_count() or 1,
         on_question=show,
         on_start=started,
-        first_worker=first_worker,
+        first_worker=workers[0],
         game_secret=options.game_secret,
+        spare=workers[1],
     )

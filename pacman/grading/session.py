@@ -19,7 +19,7 @@ from typing import Any
 from pacman.grading.suite import Question, QuestionResult, score_question
 from pacman.grading.testcase import Budget, Context, TestCase, TestResult, display, worker_problem
 from pacman.sandbox.config import Limits, SandboxConfig, SandboxError, WorkerDied, WorkerTimeout
-from pacman.sandbox.pool import WorkerPool
+from pacman.sandbox.pool import SpareWorker, WorkerPool
 from pacman.sandbox.process import WorkerProcess
 from pacman.testfile import TestFile, TestFileError, read_test_file
 
@@ -108,6 +108,7 @@ def grade(
     on_start: Callable[[str | None, str], None] | None = None,
     first_worker: WorkerProcess | None = None,
     game_secret: str | None = None,
+    spare: SpareWorker | None = None,
 ) -> RunResult:
     """Run every test of ``questions`` against the code ``config`` describes.
 
@@ -118,7 +119,8 @@ def grade(
     ``on_start`` hears, before the first question, why the student's files do not
     import (None when they do) and what they printed meanwhile; ``on_question`` hears
     each question as it is scored. ``first_worker`` (already started with ``config``,
-    as the protections were checked) is put to use instead of being started again.
+    as the protections were checked) is put to use instead of being started again, and
+    ``spare`` (started meanwhile) is handed to the next thread that needs a worker.
     """
     started = time.monotonic()
     solutions = {
@@ -131,6 +133,8 @@ def grade(
     pool = WorkerPool(config)
     if first_worker is not None:
         pool.adopt(first_worker)
+    if spare is not None:
+        pool.expect(spare)
     ctx = Context(pool, config.limits, Budget(budget_seconds), game_secret=game_secret or "")
     heard = on_question or (lambda question, outcome: None)
     results: list[QuestionResult] = []

@@ -4,6 +4,7 @@ when one dies.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import threading
@@ -12,7 +13,56 @@ from typing import Any
 from pacman.sandbox.config import MachineBusy, SandboxConfig, SandboxError
 from pacman.sandbox.ids import allocate_uid
 from pacman.sandbox.isolation import forget_probe, resolve_isolation
+from pacman.sandbox.policy import shortfalls
 from pacman.sandbox.process import WorkerProcess, start_worker
+
+
+class SpareWorker:
+    """A worker started in the background (its walls put up and proved as any worker's) while
+    the run's first worker proves its own: the two starts overlap. A pool hands it out only
+    if it proved as much as the run, decided from the first worker, requires."""
+
+    def __init__(self, config: SandboxConfig) -> None:
+        self._worker: WorkerProcess | None = None
+        self._ready = threading.Event()
+        self._released = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, args=(config,), name="pacman-spare", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, config: SandboxConfig) -> None:
+        try:
+            # No retry and no message: where it cannot start, the pool starts one itself as
+            # before, and says why that one cannot.
+            with contextlib.suppress(SandboxError):
+                self._worker = WorkerProcess(dataclasses.replace(config, allow_weak=True))
+        finally:
+            self._ready.set()
+        # The worker's parent-death signal (setpriv, bwrap) fires when the thread that
+        # started it ends: this one lives as long as the worker may.
+        self._released.wait()
+
+    def take(self, config: SandboxConfig) -> WorkerProcess | None:
+        """The started worker, once its start is over, if ``config`` accepts what it proved
+        (else it is closed, and None)."""
+        self._ready.wait()
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return None
+        proved = config.allow_weak or not shortfalls(worker.protections)
+        if worker.alive and proved and worker.isolation == resolve_isolation(config.isolation):
+            return worker
+        worker.close()
+        return None
+
+    def close(self) -> None:
+        """Close the worker if no pool took it, and end the thread (after the worker's end)."""
+        self._ready.wait()
+        if self._worker is not None:
+            self._worker.close()
+        self._released.set()
+        self._thread.join()
 
 
 class WorkerPool:
@@ -29,6 +79,8 @@ class WorkerPool:
         #: What the first worker had in force (every worker of a pool gets the same).
         self.protections: dict[str, Any] = {}
         self._spare: list[WorkerProcess] = []
+        self._starting: list[SpareWorker] = []  # handed out when no started worker is spare
+        self._expected: list[SpareWorker] = []  # every one, closed with the pool
 
     @property
     def isolation(self) -> str:
@@ -41,6 +93,12 @@ class WorkerPool:
         with self._lock:
             self._keep(worker)
             self._spare.append(worker)
+
+    def expect(self, spare: SpareWorker) -> None:
+        """Hand out ``spare``'s worker when a thread needs one and no other is spare."""
+        with self._lock:
+            self._starting.append(spare)
+            self._expected.append(spare)
 
     def release(self) -> None:
         """Hand this thread's worker to the next thread that needs one (it stays alive)."""
@@ -57,6 +115,12 @@ class WorkerPool:
                 worker.close()
             with self._lock:
                 spare = self._spare.pop() if self._spare else None
+                starting = self._starting.pop() if spare is None and self._starting else None
+            if starting is not None:
+                spare = starting.take(self.config)
+                if spare is not None:
+                    with self._lock:
+                        self._keep(spare)
             if spare is not None and spare.alive:
                 self._local.worker = spare
                 return spare
@@ -93,3 +157,7 @@ class WorkerPool:
             for worker in self._all:
                 worker.close()
             self._all.clear()
+            for spare in self._expected:
+                spare.close()
+            self._starting.clear()
+            self._expected.clear()
