@@ -94,6 +94,20 @@ FIGURES: dict[str, Figure] = {
         "docs/course.md (Similar submissions): classes of 100 and 1,000 compared",
         "python benchmarks/bench_similarity.py",
     ),
+    "grading-profile": Figure(
+        "docs/scale.md (One grade): wall and CPU of a whole grade, where its seconds go",
+        "python benchmarks/bench_grading.py --runs 5 --profile",
+    ),
+    "food-grid": Figure(
+        "docs/scale.md (One grade): a state's food grid built and listed",
+        'python -m timeit -s "from pacman.layout import load_layout; from pacman.state import '
+        "GameState; s = GameState.initial(load_layout('smallClassic'), 2); g = s.get_food()\" "
+        '"s._food_grid = None; s.get_food(); g.asList()"',
+    ),
+    "engine-quick": Figure(
+        "docs/scale.md (One grade): random mediumClassic games a second",
+        "python benchmarks/bench_engine.py --quick",
+    ),
     "approximate-q": Figure(
         "README, docs/envs.md: the linear learner's training time, win rate, mean score",
         "python examples/approximate_q.py",
