@@ -2,14 +2,16 @@
 seconds go, and one worker's start.
 
     python benchmarks/bench_grading.py [--test-directory ../shared/berkeley/test_cases] [--runs 5]
-        [--profile] [--baseline OTHER_CHECKOUT]
+        [--profile] [--baseline OTHER_CHECKOUT] [--cs188 CS188_MULTIAGENT_FOLDER]
 
 Prints the median (and range) of whole-process wall time for the project's agents and for a
 CS188-style ``multiAgents.py`` (the honest fixture), each run a fresh ``autograder.py``
 process, with the CPU seconds of the whole process tree (grader, workers and the tools that
 build their walls: ``perf stat``'s task-clock, which does not change with the machine's load;
 "n/a" where perf cannot count), and the median time to start one student worker and have it
-prove its walls. Each figure is printed with the load average it was measured at.
+prove its walls. Each figure is printed with the load average it was measured at. With
+``--cs188`` (or ``$PACMAN_CS188_DIR``), CS188's own autograder grades the same file and suite
+in a copy of that folder, in turn with this one's.
 
 ``--profile`` adds where the seconds of the CS188-style grade go (worker starts and proofs,
 each move's round trip, the tests by kind, report writing), from fresh instrumented processes.
@@ -64,10 +66,12 @@ def _perf() -> list[str]:
     return [perf, "stat", "-x,", "-e", "task-clock"] if probe.returncode == 0 else []
 
 
-def _timed(command: list[str], perf: list[str]) -> tuple[float, float | None, str]:
+def _timed(
+    command: list[str], perf: list[str], cwd: str | None = None
+) -> tuple[float, float | None, str]:
     """Wall seconds, CPU seconds (None where perf cannot count) and the ``Total:`` line."""
     started = time.perf_counter()
-    done = subprocess.run([*perf, *command], capture_output=True, text=True, check=False)
+    done = subprocess.run([*perf, *command], capture_output=True, text=True, check=False, cwd=cwd)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"bench_grading: {' '.join(command)} exited {done.returncode}: {done.stderr}")
@@ -85,14 +89,17 @@ def _spread(values: list[float], unit: str = "s") -> str:
     return f"median {middle:.2f} {unit} (range {values[0]:.2f}-{values[-1]:.2f})"
 
 
-def _whole_runs(cases: dict[str, list[str]], runs: int) -> None:
-    """Each case's whole-process figures, the cases taken in turn so they share the load."""
+def _whole_runs(
+    cases: dict[str, list[str]], runs: int, folders: dict[str, str] | None = None
+) -> None:
+    """Each case's whole-process figures, the cases taken in turn so they share the load
+    (``folders``: where a case runs, when not here)."""
     perf = _perf()
     results: dict[str, list[tuple[float, float | None, str, str]]] = {name: [] for name in cases}
     for _ in range(runs):
         for name, command in cases.items():
             load = _load()
-            results[name].append((*_timed(command, perf), load))
+            results[name].append((*_timed(command, perf, (folders or {}).get(name)), load))
     for name, rows in results.items():
         walls = [wall for wall, _, _, _ in rows]
         cpus = [cpu for _, cpu, _, _ in rows if cpu is not None]
@@ -232,6 +239,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="where a grade's seconds go")
     parser.add_argument("--baseline", help="another checkout, measured in turn with this one")
+    parser.add_argument(
+        "--cs188",
+        default=os.environ.get("PACMAN_CS188_DIR"),
+        metavar="DIR",
+        help="a CS188 multiagent folder: its own autograder grades the same file and suite, in "
+        "turn with this one (default: $PACMAN_CS188_DIR)",
+    )
     args = parser.parse_args()
     honest = ["--test-directory", args.test_directory, "--code-directory", str(HONEST.parent)]
     roots = {"this checkout": REPO}
@@ -244,7 +258,22 @@ def main() -> None:
             cases[f"project agents ({label})"] = [*grader, "--test-directory", args.test_directory]
         cases[f"CS188-style file ({label})"] = [*grader, *honest]
     print(f"suite: {args.test_directory}; {args.runs} runs each; {os.cpu_count()} cores; {_load()}")
-    _whole_runs(cases, args.runs)
+    with tempfile.TemporaryDirectory(prefix="bench-cs188-") as scratch:
+        folders = {}
+        if args.cs188:  # a copy, so the folder's own multiAgents.py stays as it is
+            copy = shutil.copytree(args.cs188, os.path.join(scratch, "multiagent"))
+            shutil.copy(HONEST, os.path.join(copy, "multiAgents.py"))
+            label = "CS188-style file (CS188's own autograder)"
+            suite = os.path.abspath(args.test_directory)
+            cases[label] = [
+                sys.executable,
+                "autograder.py",
+                "--no-graphics",
+                "--test-directory",
+                suite,
+            ]
+            folders[label] = copy
+        _whole_runs(cases, args.runs, folders)
     if args.profile:
         profiles: dict[str, list[dict[str, Any]]] = {label: [] for label in roots}
         for _ in range(args.runs):  # in turn, so both see the same load

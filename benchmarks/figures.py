@@ -50,6 +50,7 @@ class Figure:
     what: str  # what the docs quote from it, and where
     command: str  # as a user types it in the checkout's folder (``NAME=VALUE`` first: set)
     needs: str | None = None  # a module it imports: where it is missing, the figure is skipped
+    needs_env: str | None = None  # a variable it reads: where it is unset, the figure is skipped
     summary: Callable[[Path], str] | None = None  # read from the files it wrote
 
 
@@ -97,6 +98,11 @@ FIGURES: dict[str, Figure] = {
     "grading-profile": Figure(
         "docs/scale.md (One grade): wall and CPU of a whole grade, where its seconds go",
         "python benchmarks/bench_grading.py --runs 5 --profile",
+    ),
+    "grading-vs-cs188": Figure(
+        "README (Speed), docs/scale.md: the CS188 suite graded here and by CS188's own autograder",
+        "python benchmarks/bench_grading.py --runs 5",
+        needs_env="PACMAN_CS188_DIR",
     ),
     "food-grid": Figure(
         "docs/scale.md (One grade): a state's food grid built and listed",
@@ -199,6 +205,9 @@ def measure(name: str, figure: Figure) -> int:
     print(f"== {name}: {figure.command}", flush=True)
     if figure.needs and find_spec(figure.needs) is None:
         print(f"   skipped: {figure.needs} is not installed here\n", flush=True)
+        return 0
+    if figure.needs_env and not os.environ.get(figure.needs_env):
+        print(f"   skipped: ${figure.needs_env} is not set here\n", flush=True)
         return 0
     folder = Path(tempfile.mkdtemp(prefix=f"figure-{name}-"))
     before, started = load(), time.monotonic()
