@@ -3,13 +3,14 @@ huge trees), and the one temporary folder a run keeps every file of its workers 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 
 def remove_tree(path: str) -> bool:
@@ -104,3 +105,16 @@ def temporary_root(prefix: str) -> Iterator[str]:
             if remove_tree(root):
                 break
             time.sleep(0.1)
+
+
+def at_every_end(finish: Callable[[], None], forget_in_child: Callable[[], None]) -> None:
+    """Run ``finish`` however this process ends: at exit, and in a ``--jobs`` pool process
+    (which ends without atexit; multiprocessing runs its finalizers); a forked child calls
+    ``forget_in_child`` first, so it never finishes what belongs to its parent."""
+    atexit.register(finish)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=forget_in_child)
+    with contextlib.suppress(ImportError):
+        from multiprocessing import util
+
+        util.Finalize(None, finish, exitpriority=10)

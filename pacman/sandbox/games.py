@@ -18,7 +18,6 @@ and ghosts are trusted and play in the game's process.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import hashlib
 import os
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from pacman.errors import AgentError, UsageError
-from pacman.sandbox.cleanup import remove_tree, temporary_root
+from pacman.sandbox.cleanup import at_every_end, remove_tree, temporary_root
 from pacman.sandbox.config import Limits, SandboxConfig, SandboxError
 from pacman.sandbox.ids import allocate_uid
 from pacman.sandbox.pool import WorkerPool
@@ -145,14 +144,7 @@ def _forget_in_child() -> None:
     _pools.clear()
 
 
-atexit.register(close_all)
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_in_child)
-with contextlib.suppress(ImportError):
-    # Pool processes of --jobs end without atexit; multiprocessing runs its finalizers.
-    from multiprocessing import util as _mp_util
-
-    _mp_util.Finalize(None, close_all, exitpriority=10)
+at_every_end(close_all, _forget_in_child)
 
 
 # ------------------------------------------------------------------------------ the stand-in

@@ -5,7 +5,6 @@ the canaries its proof tries, and file permissions where nothing else can hide t
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import os
@@ -13,6 +12,7 @@ import shutil
 import stat
 import threading
 
+from pacman.sandbox.cleanup import at_every_end
 from pacman.sandbox.config import SandboxConfig
 from pacman.sandbox.ids import submission_ids
 from pacman.sandbox.isolation import needs_read_search, runtime_paths
@@ -89,13 +89,7 @@ def _forget_locks_in_child() -> None:
 
 
 # Backstops for a grader that ends without restoring (an uncaught error, a pool process).
-atexit.register(restore_locks)
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_locks_in_child)
-with contextlib.suppress(ImportError):
-    from multiprocessing import util as _mp_util
-
-    _mp_util.Finalize(None, restore_locks, exitpriority=10)
+at_every_end(restore_locks, _forget_locks_in_child)
 
 
 def locks_needed(config: SandboxConfig, isolation: str) -> bool:
