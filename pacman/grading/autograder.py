@@ -536,31 +536,6 @@ def _refuse_shown_secret(args: argparse.Namespace) -> None:
         )
 
 
-def as_flags(options: GradingOptions) -> list[str]:
-    """The autograder flags that give ``options`` (a bundle's summary line says them)."""
-    limits = options.limits
-    flags = ["--move-timeout", f"{limits.move_seconds:g}", "--memory-limit", str(limits.memory_mb)]
-    flags += ["--isolation", options.isolation]
-    for flag, value in (
-        ("--test-timeout", limits.test_seconds),
-        ("--submission-timeout", limits.submission_seconds),
-        ("-q", options.question),
-        ("-j", options.jobs),
-        ("--landlock-abi", options.landlock_abi_cap),
-        ("--fresh-trees", ",".join(options.fresh_trees) or None),
-    ):
-        if value is not None:
-            flags += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
-    for flag, given in (
-        ("--mute", options.mute),
-        ("--unsafe-weak-sandbox", options.unsafe),
-        ("--no-audit-hook", not options.audit),
-    ):
-        if given:
-            flags.append(flag)
-    return flags
-
-
 def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
     """Entry point for ``autograder.py`` and ``pacman autograde``; returns the exit status."""
     from pacman.grading.job import run

@@ -30,7 +30,7 @@ from pacman.grading.report import (
     write_json,
 )
 from pacman.grading.session import RunResult, generate_solutions, grade
-from pacman.grading.submission import read_suite
+from pacman.grading.submission import suite_to_send
 from pacman.grading.suite import Question, QuestionResult, load_single_test, load_suite
 from pacman.grading.suitegen import fresh_questions
 from pacman.outputs import prepare_output_file
@@ -112,28 +112,6 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
     if job.results:
         write_json(job.results, data)
     return 0
-
-
-def suite_to_send(
-    job: GradingJob, options: GradingOptions
-) -> tuple[list[Question], dict[str, bytes]]:
-    """The suite's questions, checked (a broken suite fails here, before anything is graded
-    or packed), and its files as bytes for graders elsewhere (a batch's workers, a bundle)."""
-    questions = load_suite(job.test_root, options.question)
-    # Fresh trees are drawn now, for no one, so a wrong --fresh-trees fails before anything.
-    fresh_questions(questions, options.fresh_trees, "", {}, every=options.question is None)
-    if job.leaderboard and not any(
-        test.kind == "EvalAgentTest" for q in questions for test, _ in q.tests
-    ):
-        raise UsageError(
-            "--leaderboard ranks by the suite's EvalAgentTest games, and the questions "
-            "graded have none (choose them with -q, or leave out --leaderboard)"
-        )
-    try:
-        suite = read_suite(job.test_root)
-    except SubmissionError as error:
-        raise UsageError(f"--test-directory {error}") from None
-    return questions, suite
 
 
 def check_protections(
