@@ -12,7 +12,7 @@ from test_searchtree import LECTURE_FIELDS
 
 from agents import GreedyAgent
 from pacman.ghosts import RandomGhost
-from pacman.grading import main
+from pacman.grade_cli import main
 from pacman.grading.gradescope import gradescope_results
 from pacman.grading.leaderboard import write_leaderboard
 from pacman.grading.session import RunResult

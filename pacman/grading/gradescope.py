@@ -485,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["--check"]:
         # setup.sh's last step: the bundle's configuration reads and the grader imports.
         read_config(args[1] if len(args) > 1 else "/autograder/source")
-        import pacman.grading.autograder  # noqa: F401
+        import pacman.grading.job  # noqa: F401
 
         print("pacman-multiagent grader installed")
         return 0

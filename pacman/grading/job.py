@@ -56,11 +56,6 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
 
         print("\n".join(write_suite(job.new_suite)), file=out)
         return 0
-    if job.bundle:
-        from pacman.grading.gradescope import build_bundle
-
-        print(build_bundle(job, options), file=out)
-        return 0
     # A root grader that cannot give submissions uids of their own says so before anything.
     check_root_capabilities()
     if job.submissions:

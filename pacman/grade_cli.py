@@ -2,7 +2,8 @@
 
 The command line turns argv into a :class:`~pacman.grading.options.GradingJob` and its
 :class:`~pacman.grading.options.GradingOptions`, checked (a bad flag or a bad combination
-fails here, before anything runs), and hands them to :mod:`pacman.grading.job`.
+fails here, before anything runs), and hands them to :mod:`pacman.grading.job` (a
+``--gradescope-bundle`` to :mod:`pacman.grading.gradescope`).
 
 Exit status: 0 when grading ran, whatever the grade; 2 for a mistake in the
 command line or in a test file (one line naming the input and the place).
@@ -544,6 +545,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
         job, options = parse(sys.argv[1:] if argv is None else argv, prog)
         if job.graphics_asked:
             print(WITHOUT_WINDOW, file=sys.stderr)
+        if job.bundle and not job.new_suite:  # packing for Gradescope grades nothing here
+            from pacman.grading.gradescope import build_bundle
+
+            print(build_bundle(job, options), file=sys.stdout)
+            return 0
         return run(job, options, sys.stdout)
     except PacmanError as error:
         print(
