@@ -12,6 +12,7 @@ import os
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TextIO
 
 from pacman.errors import UsageError
@@ -239,7 +240,7 @@ def _grade_one(
                     spare.close()
                 raise
             # Every later worker must prove as much as the first, or the run stops.
-            config.allow_weak = warning is not None
+            config = replace(config, allow_weak=warning is not None)
         heading(job.graded(), warning, out)
         result = _graded(job, options, questions, config, (first_worker, spare), out)
     if not job.single_test:
