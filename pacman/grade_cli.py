@@ -364,7 +364,6 @@ def _suite_request(args: argparse.Namespace) -> SuiteRequest | None:
             raise UsageError("--kinds, --trees and --seed go with --generate-suite DIR")
         return None
     from pacman.grading.suitegen import KINDS
-    from pacman.outputs import prepare_output_folder
 
     what = (args.submissions, args.run_test, args.question, args.code_root, args.student_code)
     rest = (args.project_agents, args.gradescope_bundle, args.generate_solutions, args.fresh_trees)
@@ -377,7 +376,6 @@ def _suite_request(args: argparse.Namespace) -> SuiteRequest | None:
     trees = args.trees or "8"
     if not trees.isdigit() or not 1 <= int(trees) <= 1000:
         raise UsageError(f"--trees {trees}: a whole number of trees from 1 to 1000")
-    prepare_output_folder("--generate-suite", args.new_suite)
     if os.path.isdir(args.new_suite) and os.listdir(args.new_suite):
         raise UsageError(f"--generate-suite {args.new_suite}: not empty; give a new folder")
     seed = read_secret(args.seed, "--seed") if args.seed else new_secret()
@@ -421,12 +419,8 @@ def _check_combinations(args: argparse.Namespace) -> None:
                 f"{flag} is for one submission; a batch writes grades.csv and grades.json "
                 "(--summary PREFIX): leave out one or the other"
             )
-    if args.html_report:
-        if args.submissions:
-            raise UsageError("--html-report draws one submission's trees: leave out --submissions")
-        from pacman.outputs import prepare_output_folder
-
-        prepare_output_folder("--html-report", args.html_report)
+    if args.html_report and args.submissions:
+        raise UsageError("--html-report draws one submission's trees: leave out --submissions")
     if args.gradescope_bundle and (args.submissions or args.run_test or args.generate_solutions):
         raise UsageError(
             "--gradescope-bundle packs the suite for Gradescope: leave out "

@@ -34,7 +34,7 @@ from pacman.grading.session import RunResult, generate_solutions, grade
 from pacman.grading.submission import suite_to_send
 from pacman.grading.suite import Question, QuestionResult, load_single_test, load_suite
 from pacman.grading.suitegen import fresh_questions
-from pacman.outputs import prepare_output_file
+from pacman.outputs import prepare_output_file, prepare_output_folder
 from pacman.sandbox.config import SandboxConfig
 from pacman.sandbox.ids import allocate_uid
 from pacman.sandbox.isolation import resolve_isolation
@@ -55,6 +55,8 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
     if job.new_suite:
         from pacman.grading.suitegen import write_suite
 
+        # The command line only checks: folders are made here, once the run is decided.
+        prepare_output_folder("--generate-suite", job.new_suite.folder)
         print("\n".join(write_suite(job.new_suite)), file=out)
         return 0
     # A root grader that cannot give submissions uids of their own says so before anything.
@@ -89,6 +91,8 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
                 warning=warning,
                 baselines=baselines if job.baseline_agents else None,
             )
+    if job.html_report:
+        prepare_output_folder("--html-report", job.html_report)
     if job.results:
         prepare_output_file("--results", job.results)
     one = grade_one(job, options, out)
