@@ -9,7 +9,7 @@ _HERE = os.path.dirname(os.path.realpath(__file__))
 if not os.path.isdir(os.path.join(_HERE, "pacman", "grading")):
     sys.path[:] = [entry for entry in sys.path if os.path.realpath(entry or ".") != _HERE]
 
-from pacman.grading import main  # noqa: E402
+from pacman.grade_cli import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

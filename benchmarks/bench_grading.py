@@ -174,7 +174,7 @@ def _phases_child(argv: list[str]) -> None:
     import io
     import threading
 
-    from pacman.grading import main
+    from pacman.grade_cli import main
 
     totals: dict[str, list[float]] = {}
     lock = threading.Lock()

@@ -286,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``pacman`` and ``python -m pacman``; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "autograde":
-        from pacman.grading import main as autograde
+        from pacman.grade_cli import main as autograde
 
         return autograde(args[1:], prog="pacman autograde")
     if args and args[0] == "tree":

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pacman.cli import main as pacman
-from pacman.grading import main as autograder
+from pacman.grade_cli import main as autograder
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK = ["-p", "GreedyAgent", "-l", "testClassic", "-q", "--seed", "1", "--max-moves", "5"]

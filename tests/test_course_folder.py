@@ -20,7 +20,7 @@ import pytest
 from grading_submissions import HONEST, apply_changes
 from test_grading_leaderboard import ANCHOR, CONTEST
 
-from pacman.grading import main
+from pacman.grade_cli import main
 from pacman.grading.gradescope import gradescope_results
 from pacman.grading.leaderboard import RANKING
 from pacman.grading.session import RunResult

@@ -166,7 +166,7 @@ def test_a_secret_given_on_the_command_line_is_masked_where_other_processes_read
     # Any process may read another's /proc/PID/cmdline (student code too, where no namespace
     # or Landlock keeps it out of /proc): the grader overwrites the secret there as it reads it.
     show = (
-        "import sys; from pacman.grading.autograder import parse; parse(sys.argv[1:]); "
+        "import sys; from pacman.grade_cli import parse; parse(sys.argv[1:]); "
         "sys.stdout.buffer.write(open('/proc/self/cmdline', 'rb').read())"
     )
     for given in (["--game-secret", "hush-4f9a"], ["--game-secret=hush-4f9a"]):

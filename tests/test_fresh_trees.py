@@ -28,7 +28,8 @@ from grading_submissions import (
 )
 
 from pacman.gametree import GameTree
-from pacman.grading import diagnose, main
+from pacman.grade_cli import main
+from pacman.grading import diagnose
 from pacman.grading.report import test_listing as printed_listing
 from pacman.grading.suite import load_suite
 from pacman.grading.suitegen import KINDS, FreshTest, fresh_questions, mistake, question_tests

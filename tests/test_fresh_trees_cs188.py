@@ -31,7 +31,7 @@ from grading_submissions import (
 )
 from test_fresh_trees import CS188_KINDS, SEEDS, fresh_suites
 
-from pacman.grading import main
+from pacman.grade_cli import main
 from pacman.grading.suitegen import KINDS, files_of
 from pacman.testfile import format_test_file
 

@@ -20,7 +20,7 @@ from grading_submissions import (
     submission_text,
 )
 
-from pacman.grading import main
+from pacman.grade_cli import main
 from pacman.grading.kind_eval import parse_ghosts
 from pacman.testfile import TestFileError
 

@@ -29,7 +29,7 @@ from grading_settings import in_setting, project_copy, python_with_tqdm
 from grading_submissions import AFTER_IMPORTS, BERKELEY, MINI, apply_changes, make_mini
 
 from pacman.errors import UsageError
-from pacman.grading.autograder import parse
+from pacman.grade_cli import parse
 from pacman.sandbox.config import retried
 from pacman.sandbox.isolation import probe
 from pacman.sandbox.landlock import landlock_abi

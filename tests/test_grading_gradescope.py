@@ -21,7 +21,7 @@ import pytest
 from grading_settings import in_setting, python_with_tqdm
 from grading_submissions import BERKELEY, HONEST, MINI, make_mini, submission_text
 
-from pacman.grading import main
+from pacman.grade_cli import main
 from pacman.grading.gradescope import find_files, hidden_names
 from pacman.grading.suite import load_suite
 

@@ -42,7 +42,7 @@ def test_a_worker_starts_from_a_virtualenv_under_tmp(under_tmp, mode):
     env_dir = under_tmp / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
-    boot = "import sys; sys.path.insert(0, sys.argv[1]); from pacman.grading import main; sys.exit(main(sys.argv[2:]))"
+    boot = "import sys; sys.path.insert(0, sys.argv[1]); from pacman.grade_cli import main; sys.exit(main(sys.argv[2:]))"
     done = subprocess.run(
         [str(python), "-c", boot, str(ROOT), "--isolation", mode, "-t", str(TEST), "--mute"],
         capture_output=True,

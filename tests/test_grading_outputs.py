@@ -12,7 +12,7 @@ from test_searchtree import LECTURE_FIELDS
 
 from agents import GreedyAgent
 from pacman.ghosts import RandomGhost
-from pacman.grading import main
+from pacman.grade_cli import main, parse
 from pacman.grading.gradescope import gradescope_results
 from pacman.grading.leaderboard import write_leaderboard
 from pacman.grading.session import RunResult
@@ -251,3 +251,15 @@ def test_the_leaderboard_note_says_why_games_ended_early(tmp_path):
     slow = next(row for row in data["submissions"] if row["submission"] == "slow")
     replay_page = tmp_path / slow["replays"]["worst"]["html"]
     assert embedded_data(replay_page.read_text(), "replay-data")["end"] == "timed out"
+
+
+def test_parsing_makes_no_folder_and_the_run_makes_them(capsys, tmp_path: Path) -> None:
+    """The command line only checks its flags: the output folders appear when the job runs."""
+    report, suite = tmp_path / "out" / "pages", tmp_path / "new" / "suite"
+    parse(["--html-report", str(report), "-q", "q2"])
+    job, _ = parse(["--generate-suite", str(suite), "--kinds", "minimax", "--trees", "1"])
+    assert sorted(tmp_path.iterdir()) == []
+    assert job.new_suite is not None and job.new_suite.folder == str(suite)
+    assert main(["--generate-suite", str(suite), "--kinds", "minimax", "--trees", "1"]) == 0
+    capsys.readouterr()
+    assert sorted(path.name for path in suite.iterdir()) == ["CONFIG", "q2"]

@@ -7,7 +7,7 @@ from pathlib import Path
 from grading_submissions import submission_folder
 from test_searchtree import LECTURE_FIELDS, NETWORK
 
-from pacman.grading import main
+from pacman.grade_cli import main
 from pacman.grading.tree_report import failure_data, report_page
 from pacman.view.html import embedded_data
 

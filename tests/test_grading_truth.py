@@ -19,7 +19,7 @@ from grading_submissions import (
     submission_text,
 )
 
-from pacman.grading import main
+from pacman.grade_cli import main
 from pacman.grading.diagnose import ROOT_SCORED_HINT
 
 REPO = Path(__file__).resolve().parents[1]

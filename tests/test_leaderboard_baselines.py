@@ -17,7 +17,7 @@ from pathlib import Path
 from grading_submissions import HONEST, apply_changes
 from test_grading_leaderboard import ANCHOR, class_leaderboard, contest_suite
 
-from pacman.grading import main
+from pacman.grade_cli import main
 
 WEAK = [("ExpectimaxAgent", ANCHOR, "return gameState.getLegalActions(0)[0]")]
 CRASH = [("ExpectimaxAgent", ANCHOR, "return 1 / 0")]

@@ -18,7 +18,7 @@ import pytest
 from conftest import BERKELEY
 from grading_submissions import make_mini
 
-from pacman.grading import main
+from pacman.grade_cli import main
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "grading"
 RANDOM_DRAWS = FIXTURES / "random_draws" / "multiAgents.py"

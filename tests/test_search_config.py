@@ -29,7 +29,7 @@ from agents.search_config import (
 from pacman.cli import main as pacman_main
 from pacman.errors import AgentError
 from pacman.gametree import GameTree
-from pacman.grading import main as grade
+from pacman.grade_cli import main as grade
 from pacman.grading.reference import best_actions, root_values
 from pacman.layout import parse_layout
 from pacman.state import GameState

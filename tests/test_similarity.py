@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pacman.grading import main as autograder
+from pacman.grade_cli import main as autograder
 from pacman.grading import similarity
 from pacman.grading.similarity import (
     DEFAULT_THRESHOLD,

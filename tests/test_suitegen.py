@@ -9,7 +9,8 @@ import pytest
 
 from agents.search_config import config_from_test
 from pacman.gametree import GameTree
-from pacman.grading import diagnose, main, suitegen
+from pacman.grade_cli import main
+from pacman.grading import diagnose, suitegen
 from pacman.grading.reference import root_values
 from pacman.grading.suitegen import KINDS, MARGIN, mistake, question_tests
 

@@ -26,12 +26,12 @@ SKIPPED_FOLDERS = frozenset({"shims"})
 class Limits:
     """What the house allows. grading/'s budget was 4,500 when issue 25 cut it from 7,000
     lines; issues 32-37 added four features there (similar submissions, fixed baselines,
-    results.json whatever happens, fresh-tree fairness: about 1,200 lines), so 6,000 now,
-    until the grading command moves up beside the other commands (issue 35)."""
+    results.json whatever happens, fresh-tree fairness: about 1,200 lines), so 6,000; issue 35
+    moved the grading command up beside the other commands (5,169 lines left), so 5,500."""
 
     module_lines: int = 600
     function_lines: int = 80
-    grading_lines: int = 6000
+    grading_lines: int = 5500
 
 
 def python_files(root: Path) -> list[Path]:

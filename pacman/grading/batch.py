@@ -8,7 +8,7 @@ submissions and the suite are never in its view. Each graded submission adds a
 row to the CSV and JSON summaries at once and moves the progress bar (on a terminal); an
 interruption keeps every graded submission.
 
-This module sits below the command line (:mod:`pacman.grading.autograder`) and never imports it.
+This module sits below the command line (:mod:`pacman.grade_cli`) and never imports it.
 """
 
 from __future__ import annotations

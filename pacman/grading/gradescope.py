@@ -207,8 +207,7 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
 
 def build_bundle(job: GradingJob, options: GradingOptions) -> str:
     """Write the zip ``job.bundle``; returns a one-line summary of what it holds."""
-    from pacman.grading.autograder import as_flags
-    from pacman.grading.job import suite_to_send
+    from pacman.grading.submission import suite_to_send
     from pacman.outputs import prepare_output_file
 
     target = job.bundle or ""
@@ -247,7 +246,7 @@ def build_bundle(job: GradingJob, options: GradingOptions) -> str:
         f"Wrote {target}: {len(questions)} question{'' if len(questions) == 1 else 's'} "
         f"({points} points), "
         f"{', '.join(job.student_code)}, {config['wheel']}; grading with "
-        + shlex.join(as_flags(options))
+        + shlex.join(options.as_flags())
     )
 
 
@@ -486,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["--check"]:
         # setup.sh's last step: the bundle's configuration reads and the grader imports.
         read_config(args[1] if len(args) > 1 else "/autograder/source")
-        import pacman.grading.autograder  # noqa: F401
+        import pacman.grading.job  # noqa: F401
 
         print("pacman-multiagent grader installed")
         return 0

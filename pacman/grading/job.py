@@ -12,6 +12,7 @@ import os
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TextIO
 
 from pacman.errors import UsageError
@@ -30,10 +31,10 @@ from pacman.grading.report import (
     write_json,
 )
 from pacman.grading.session import RunResult, generate_solutions, grade
-from pacman.grading.submission import read_suite
+from pacman.grading.submission import suite_to_send
 from pacman.grading.suite import Question, QuestionResult, load_single_test, load_suite
 from pacman.grading.suitegen import fresh_questions
-from pacman.outputs import prepare_output_file
+from pacman.outputs import prepare_output_file, prepare_output_folder
 from pacman.sandbox.config import SandboxConfig
 from pacman.sandbox.ids import allocate_uid
 from pacman.sandbox.isolation import resolve_isolation
@@ -54,12 +55,9 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
     if job.new_suite:
         from pacman.grading.suitegen import write_suite
 
+        # The command line only checks: folders are made here, once the run is decided.
+        prepare_output_folder("--generate-suite", job.new_suite.folder)
         print("\n".join(write_suite(job.new_suite)), file=out)
-        return 0
-    if job.bundle:
-        from pacman.grading.gradescope import build_bundle
-
-        print(build_bundle(job, options), file=out)
         return 0
     # A root grader that cannot give submissions uids of their own says so before anything.
     check_root_capabilities()
@@ -93,6 +91,8 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
                 warning=warning,
                 baselines=baselines if job.baseline_agents else None,
             )
+    if job.html_report:
+        prepare_output_folder("--html-report", job.html_report)
     if job.results:
         prepare_output_file("--results", job.results)
     one = grade_one(job, options, out)
@@ -112,28 +112,6 @@ def run(job: GradingJob, options: GradingOptions, out: TextIO) -> int:
     if job.results:
         write_json(job.results, data)
     return 0
-
-
-def suite_to_send(
-    job: GradingJob, options: GradingOptions
-) -> tuple[list[Question], dict[str, bytes]]:
-    """The suite's questions, checked (a broken suite fails here, before anything is graded
-    or packed), and its files as bytes for graders elsewhere (a batch's workers, a bundle)."""
-    questions = load_suite(job.test_root, options.question)
-    # Fresh trees are drawn now, for no one, so a wrong --fresh-trees fails before anything.
-    fresh_questions(questions, options.fresh_trees, "", {}, every=options.question is None)
-    if job.leaderboard and not any(
-        test.kind == "EvalAgentTest" for q in questions for test, _ in q.tests
-    ):
-        raise UsageError(
-            "--leaderboard ranks by the suite's EvalAgentTest games, and the questions "
-            "graded have none (choose them with -q, or leave out --leaderboard)"
-        )
-    try:
-        suite = read_suite(job.test_root)
-    except SubmissionError as error:
-        raise UsageError(f"--test-directory {error}") from None
-    return questions, suite
 
 
 def check_protections(
@@ -266,7 +244,7 @@ def _grade_one(
                     spare.close()
                 raise
             # Every later worker must prove as much as the first, or the run stops.
-            config.allow_weak = warning is not None
+            config = replace(config, allow_weak=warning is not None)
         heading(job.graded(), warning, out)
         result = _graded(job, options, questions, config, (first_worker, spare), out)
     if not job.single_test:

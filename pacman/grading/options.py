@@ -85,6 +85,35 @@ class GradingOptions:
         data["other_copies"] = list(self.other_copies)
         return data
 
+    def as_flags(self) -> list[str]:
+        """The autograder flags that give these options (a bundle's summary line says them)."""
+        limits = self.limits
+        flags = [
+            "--move-timeout",
+            f"{limits.move_seconds:g}",
+            "--memory-limit",
+            str(limits.memory_mb),
+        ]
+        flags += ["--isolation", self.isolation]
+        for flag, value in (
+            ("--test-timeout", limits.test_seconds),
+            ("--submission-timeout", limits.submission_seconds),
+            ("-q", self.question),
+            ("-j", self.jobs),
+            ("--landlock-abi", self.landlock_abi_cap),
+            ("--fresh-trees", ",".join(self.fresh_trees) or None),
+        ):
+            if value is not None:
+                flags += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+        for flag, given in (
+            ("--mute", self.mute),
+            ("--unsafe-weak-sandbox", self.unsafe),
+            ("--no-audit-hook", not self.audit),
+        ):
+            if given:
+                flags.append(flag)
+        return flags
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GradingOptions:
         fields = dict(data)

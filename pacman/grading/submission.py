@@ -16,9 +16,10 @@ import os
 import socket
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pacman.grading.options import GradingOptions
+from pacman.errors import UsageError
+from pacman.grading.options import GradingJob, GradingOptions
 from pacman.sandbox import untrusted
 from pacman.sandbox.cleanup import remove_tree
 from pacman.sandbox.config import retried
@@ -29,6 +30,9 @@ from pacman.sandbox.staging import (
     stage_files,
     write_tree,
 )
+
+if TYPE_CHECKING:
+    from pacman.grading.suite import Question
 
 #: The suite's files are read up to this size in all.
 MAX_SUITE_BYTES = 64 * 1024 * 1024
@@ -46,6 +50,31 @@ class SubmissionTask:
     #: (question, max points) in order: a record's rows, even where the suite cannot be
     #: unpacked (a full disk) to read them from.
     questions: tuple[tuple[str, int], ...] = ()
+
+
+def suite_to_send(
+    job: GradingJob, options: GradingOptions
+) -> tuple[list[Question], dict[str, bytes]]:
+    """The suite's questions, checked (a broken suite fails here, before anything is graded
+    or packed), and its files as bytes for graders elsewhere (a batch's workers, a bundle)."""
+    from pacman.grading.suite import load_suite
+    from pacman.grading.suitegen import fresh_questions
+
+    questions = load_suite(job.test_root, options.question)
+    # Fresh trees are drawn now, for no one, so a wrong --fresh-trees fails before anything.
+    fresh_questions(questions, options.fresh_trees, "", {}, every=options.question is None)
+    if job.leaderboard and not any(
+        test.kind == "EvalAgentTest" for q in questions for test, _ in q.tests
+    ):
+        raise UsageError(
+            "--leaderboard ranks by the suite's EvalAgentTest games, and the questions "
+            "graded have none (choose them with -q, or leave out --leaderboard)"
+        )
+    try:
+        suite = read_suite(job.test_root)
+    except SubmissionError as error:
+        raise UsageError(f"--test-directory {error}") from None
+    return questions, suite
 
 
 def read_suite(test_dir: str) -> dict[str, bytes]:

@@ -42,9 +42,9 @@ class Limits:
     reply_bytes: int = 4 * 1024 * 1024  # one reply from the worker
 
 
-@dataclass
+@dataclass(frozen=True)
 class SandboxConfig:
-    """What every worker of one submission gets."""
+    """What every worker of one submission gets (a variant: ``dataclasses.replace``)."""
 
     student_files: list[str] = field(default_factory=list)  # staged copies; empty: project agents
     code_dir: str | None = None  # the staged folder holding them (on sys.path, cwd)

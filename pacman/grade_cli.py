@@ -2,7 +2,8 @@
 
 The command line turns argv into a :class:`~pacman.grading.options.GradingJob` and its
 :class:`~pacman.grading.options.GradingOptions`, checked (a bad flag or a bad combination
-fails here, before anything runs), and hands them to :mod:`pacman.grading.job`.
+fails here, before anything runs), and hands them to :mod:`pacman.grading.job` (a
+``--gradescope-bundle`` to :mod:`pacman.grading.gradescope`).
 
 Exit status: 0 when grading ran, whatever the grade; 2 for a mistake in the
 command line or in a test file (one line naming the input and the place).
@@ -363,7 +364,6 @@ def _suite_request(args: argparse.Namespace) -> SuiteRequest | None:
             raise UsageError("--kinds, --trees and --seed go with --generate-suite DIR")
         return None
     from pacman.grading.suitegen import KINDS
-    from pacman.outputs import prepare_output_folder
 
     what = (args.submissions, args.run_test, args.question, args.code_root, args.student_code)
     rest = (args.project_agents, args.gradescope_bundle, args.generate_solutions, args.fresh_trees)
@@ -376,7 +376,6 @@ def _suite_request(args: argparse.Namespace) -> SuiteRequest | None:
     trees = args.trees or "8"
     if not trees.isdigit() or not 1 <= int(trees) <= 1000:
         raise UsageError(f"--trees {trees}: a whole number of trees from 1 to 1000")
-    prepare_output_folder("--generate-suite", args.new_suite)
     if os.path.isdir(args.new_suite) and os.listdir(args.new_suite):
         raise UsageError(f"--generate-suite {args.new_suite}: not empty; give a new folder")
     seed = read_secret(args.seed, "--seed") if args.seed else new_secret()
@@ -420,12 +419,8 @@ def _check_combinations(args: argparse.Namespace) -> None:
                 f"{flag} is for one submission; a batch writes grades.csv and grades.json "
                 "(--summary PREFIX): leave out one or the other"
             )
-    if args.html_report:
-        if args.submissions:
-            raise UsageError("--html-report draws one submission's trees: leave out --submissions")
-        from pacman.outputs import prepare_output_folder
-
-        prepare_output_folder("--html-report", args.html_report)
+    if args.html_report and args.submissions:
+        raise UsageError("--html-report draws one submission's trees: leave out --submissions")
     if args.gradescope_bundle and (args.submissions or args.run_test or args.generate_solutions):
         raise UsageError(
             "--gradescope-bundle packs the suite for Gradescope: leave out "
@@ -536,31 +531,6 @@ def _refuse_shown_secret(args: argparse.Namespace) -> None:
         )
 
 
-def as_flags(options: GradingOptions) -> list[str]:
-    """The autograder flags that give ``options`` (a bundle's summary line says them)."""
-    limits = options.limits
-    flags = ["--move-timeout", f"{limits.move_seconds:g}", "--memory-limit", str(limits.memory_mb)]
-    flags += ["--isolation", options.isolation]
-    for flag, value in (
-        ("--test-timeout", limits.test_seconds),
-        ("--submission-timeout", limits.submission_seconds),
-        ("-q", options.question),
-        ("-j", options.jobs),
-        ("--landlock-abi", options.landlock_abi_cap),
-        ("--fresh-trees", ",".join(options.fresh_trees) or None),
-    ):
-        if value is not None:
-            flags += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
-    for flag, given in (
-        ("--mute", options.mute),
-        ("--unsafe-weak-sandbox", options.unsafe),
-        ("--no-audit-hook", not options.audit),
-    ):
-        if given:
-            flags.append(flag)
-    return flags
-
-
 def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
     """Entry point for ``autograder.py`` and ``pacman autograde``; returns the exit status."""
     from pacman.grading.job import run
@@ -569,6 +539,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
         job, options = parse(sys.argv[1:] if argv is None else argv, prog)
         if job.graphics_asked:
             print(WITHOUT_WINDOW, file=sys.stderr)
+        if job.bundle and not job.new_suite:  # packing for Gradescope grades nothing here
+            from pacman.grading.gradescope import build_bundle
+
+            print(build_bundle(job, options), file=sys.stdout)
+            return 0
         return run(job, options, sys.stdout)
     except PacmanError as error:
         print(
