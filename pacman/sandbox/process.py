@@ -36,7 +36,7 @@ import time
 from typing import Any
 
 from pacman.sandbox import procfs, protocol, untrusted
-from pacman.sandbox.cleanup import free_bytes, remove_tree, tree_usage
+from pacman.sandbox.cleanup import remove_tree
 from pacman.sandbox.config import (
     BUSY_SIGNS,
     Limits,
@@ -49,6 +49,7 @@ from pacman.sandbox.config import (
     retried,
     seconds,
 )
+from pacman.sandbox.footprint import Footprint, OverLimit
 from pacman.sandbox.identity import capability_sets, process_status
 from pacman.sandbox.ids import submission_ids
 from pacman.sandbox.isolation import (
@@ -68,17 +69,9 @@ from pacman.sandbox.mounts import (
     namespace_script,
 )
 from pacman.sandbox.policy import describe_weakness, shortfalls, thread_cap
-from pacman.sandbox.staging import DISK_RESERVE, make_worker_folder
-
-#: Seconds between readings of the kernel's OOM-kill count while a worker keeps answering.
-OOM_MARK_EVERY = 0.05
+from pacman.sandbox.staging import make_worker_folder
 
 _BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.sandbox.inside import main; main(sys.argv[1:3])"
-
-
-class OverLimit(protocol.Timeout):
-    """The worker went over a limit other than time (threads, scratch space): it is stopped,
-    and the message names the limit."""
 
 
 class WorkerProcess:
@@ -96,10 +89,6 @@ class WorkerProcess:
         self.protections: dict[str, Any] = {}
         self.last_cpu = 0.0  # CPU seconds the last request used
         self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
-        self._disk_looked_at = 0.0  # when the scratch folder was last measured
-        # The kernel's count of OOM kills when it was last seen alive, and when that was.
-        self._oom_mark = procfs.oom_kills()
-        self._oom_marked_at = time.monotonic()
         self._busy = False  # a request is under way (the idle watcher stands aside)
         self._closed = threading.Event()
         self._next_id = 0
@@ -119,6 +108,7 @@ class WorkerProcess:
             make_worker_policy(config, self.scratch, self.locked),
             max_threads=thread_cap(procfs.pids_room()),
         )
+        self.footprint = Footprint(self.policy, self.scratch, self.isolation, config.limits.disk_mb)
         #: The locks that could not be applied (``PATH (why)``): the proof fails for them.
         self.unlocked = lock_copies(self.policy) if self.locked else []
         try:
@@ -261,12 +251,11 @@ class WorkerProcess:
     def _watch_idle(self) -> None:
         """Between requests, threads the student left running may go on writing files or
         starting threads: look twice a second, and stop a worker over its caps."""
-        quota = self.config.limits.disk_mb * 1024 * 1024
         while not self._closed.wait(0.5):
             if self._busy or not self.alive:
                 continue
             try:
-                self._check_footprint(quota, time.monotonic())
+                self._check_footprint(time.monotonic())
             except protocol.Timeout:
                 self.kill()
                 return
@@ -368,10 +357,7 @@ class WorkerProcess:
                 code = None
         if code is not None and why == "closed its pipe":
             why = procfs.describe_exit(code, self.config.limits)
-            kills = procfs.oom_kills()
-            if code != 0 and kills is not None and kills > (self._oom_mark or kills):
-                # unshare reports a child killed by a signal as status 1: the kernel's count
-                # of OOM kills tells what ended it.
+            if self.footprint.killed_by_oom(code):
                 why = (
                     "ran out of memory: the kernel's out-of-memory killer ended it (the machine "
                     f"or container ran short of memory; each process may use "
@@ -426,7 +412,6 @@ class WorkerProcess:
         # Where /proc cannot tell the CPU time (not Linux), the limit is wall-clock time.
         wall_limit = backstop(cpu_limit) if cpu_start is not None else cpu_limit
         deadline = started + wall_limit
-        quota = self.config.limits.disk_mb * 1024 * 1024
 
         def watch() -> None:
             now = time.monotonic()
@@ -439,7 +424,7 @@ class WorkerProcess:
                         f"({limit_name}; {seconds(used)} measured)"
                     )
                     raise protocol.Timeout(self.dead)
-            self._check_footprint(quota, now)
+            self._check_footprint(now)
 
         try:
             protocol.write_frame(self._wfd, request, deadline, watch, self.POLL)
@@ -473,17 +458,12 @@ class WorkerProcess:
         try:
             # What the request left behind counts too (importing is where files get made).
             if op == "load":
-                self._disk_looked_at = 0.0
-            self._check_footprint(quota, time.monotonic())
+                self.footprint.look_at_disk_next()
+            self._check_footprint(time.monotonic())
         except protocol.Timeout:
             self.kill()
             raise WorkerDied(self.dead or "") from None
-        answered = time.monotonic()
-        if answered - self._oom_marked_at >= OOM_MARK_EVERY:
-            # It was alive here: a kill from now on may be its. (Reading /proc/vmstat costs
-            # 30 us, so a game's thousands of quick replies read it a few times a second.)
-            self._oom_mark = procfs.oom_kills()
-            self._oom_marked_at = answered
+        self.footprint.mark_alive(time.monotonic())
         if cpu_start is not None:
             self._cpu_mark = self.cpu_seconds()
             self.last_cpu = max(0.0, (self._cpu_mark or cpu_start) - cpu_start)
@@ -491,38 +471,13 @@ class WorkerProcess:
             self.last_cpu = time.monotonic() - started
         return reply
 
-    def _check_footprint(self, quota: int, now: float) -> None:
-        """Stop a worker over its thread cap or its scratch quota (bytes and entries).
-
-        Counted here, from outside, so the caps hold for an unprivileged grader too, whose
-        workers share its uid (``RLIMIT_NPROC`` counts per uid). The scratch folder is
-        walked at most twice a second.
-        """
-        policy = self.policy
-        if procfs.thread_count(self.pid) > policy.max_threads:
-            self.dead = (
-                f"was stopped: it started more than {policy.max_threads} threads "
-                "(the cap on threads a submission may run)"
-            )
-            raise OverLimit(self.dead)
-        if self.isolation == "namespaces" or now - self._disk_looked_at < 0.5:
-            return  # (a namespace worker's scratch folder is a tmpfs of the quota's size)
-        self._disk_looked_at = now
-        used, entries = tree_usage(self.scratch, max_entries=policy.max_scratch_entries)
-        if used > DISK_RESERVE and free_bytes(self.scratch) < DISK_RESERVE:
-            # Below its quota, but the disk is full (a small TMPDIR): it goes, and its files
-            # with it, so that the classmates graded beside it find room.
-            self.dead = (
-                f"was stopped: it filled the disk its scratch folder is on ({used >> 20} MB "
-                f"written, less than {DISK_RESERVE >> 20} MB left for anyone)"
-            )
-            raise OverLimit(self.dead)
-        if used > quota or entries > policy.max_scratch_entries:
-            self.dead = (
-                f"was stopped: it wrote more than {self.config.limits.disk_mb} MB or "
-                f"{policy.max_scratch_entries} files and folders (the scratch folder's quota)"
-            )
-            raise OverLimit(self.dead)
+    def _check_footprint(self, now: float) -> None:
+        """Stop a worker over its thread cap or its scratch quota (:class:`.Footprint`)."""
+        try:
+            self.footprint.check(self.pid, now)
+        except OverLimit as error:
+            self.dead = str(error)
+            raise
 
     def mark_output(self) -> None:
         """Start collecting the student's output for a new test.
