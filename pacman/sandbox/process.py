@@ -59,6 +59,7 @@ from pacman.sandbox.isolation import (
     student_uid,
     unshare_prefix,
 )
+from pacman.sandbox.lifeline import Lifeline
 from pacman.sandbox.mounts import (
     bwrap_command,
     choose_canaries,
@@ -84,13 +85,12 @@ class WorkerProcess:
         self.config = config
         self.isolation = isolation or resolve_isolation(config.isolation)
         self.process: subprocess.Popen[bytes] | None = None
-        self.dead: str | None = None
+        #: Busy, closed and why it stopped: what the idle watcher's thread shares.
+        self.lifeline = Lifeline()
         self.pid = -1  # the worker's own process, as the grader sees it
         self.protections: dict[str, Any] = {}
         self.last_cpu = 0.0  # CPU seconds the last request used
         self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
-        self._busy = False  # a request is under way (the idle watcher stands aside)
-        self._closed = threading.Event()
         self._next_id = 0
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         self.uid = student_uid(config, self.isolation)
@@ -251,8 +251,8 @@ class WorkerProcess:
     def _watch_idle(self) -> None:
         """Between requests, threads the student left running may go on writing files or
         starting threads: look twice a second, and stop a worker over its caps."""
-        while not self._closed.wait(0.5):
-            if self._busy or not self.alive:
+        while not self.lifeline.closed.wait(0.5):
+            if self.lifeline.busy.is_set() or not self.alive:
                 continue
             try:
                 self._check_footprint(time.monotonic())
@@ -332,12 +332,12 @@ class WorkerProcess:
                 os.close(fd)
         self._wfd = self._rfd = -1
         self.process = None
-        if not self._closed.is_set():  # (closing removes its whole folder next)
+        if not self.lifeline.closed.is_set():  # (closing removes its whole folder next)
             # What it wrote goes with it, before the next submission is staged in that room.
             remove_tree(self.scratch)
 
     def close(self) -> None:
-        self._closed.set()
+        self.lifeline.closed.set()
         self.kill()
         with contextlib.suppress(OSError):
             self._output.close()
@@ -363,9 +363,13 @@ class WorkerProcess:
                     f"or container ran short of memory; each process may use "
                     f"{self.config.limits.memory_mb} MB)"
                 )
-        # The idle watcher may have stopped it already, and said why.
-        self.dead = self.dead or why
+        self.lifeline.end(why)  # (unless the idle watcher stopped it already, and said why)
         self.kill()
+
+    @property
+    def dead(self) -> str | None:
+        """Why the worker stopped (None while it runs)."""
+        return self.lifeline.why
 
     @property
     def alive(self) -> bool:
@@ -394,11 +398,11 @@ class WorkerProcess:
         """
         if not self.alive:
             raise WorkerDied(self.dead or "is not running")
-        self._busy = True
+        self.lifeline.busy.set()
         try:
             return self._call(op, cpu_limit, what, limit_name, fields)
         finally:
-            self._busy = False
+            self.lifeline.busy.clear()
 
     def _call(
         self, op: str, cpu_limit: float, what: str, limit_name: str, fields: dict[str, Any]
@@ -419,11 +423,11 @@ class WorkerProcess:
                 used = (self.cpu_seconds() or cpu_start) - cpu_start
                 if used > cpu_limit:
                     self.last_cpu = used
-                    self.dead = (
+                    why = (
                         f"{what} used more than {seconds(cpu_limit)} of CPU time "
                         f"({limit_name}; {seconds(used)} measured)"
                     )
-                    raise protocol.Timeout(self.dead)
+                    raise protocol.Timeout(self.lifeline.end(why))
             self._check_footprint(now)
 
         try:
@@ -440,15 +444,16 @@ class WorkerProcess:
             self.kill()
             raise WorkerDied(self.dead or "") from None
         except protocol.Timeout:
-            if self.dead is None:
+            why = self.dead
+            if why is None:
                 used = (self.cpu_seconds() or 0.0) - (cpu_start or 0.0)
-                self.dead = (
+                why = self.lifeline.end(
                     f"{what} did not answer within {seconds(wall_limit)} of wall-clock time "
                     f"(the backstop for {limit_name} of {seconds(cpu_limit)} of CPU; it used "
                     f"{seconds(used)} of CPU, so it was mostly sleeping or blocked)"
                 )
             self.kill()
-            raise WorkerTimeout(self.dead) from None
+            raise WorkerTimeout(why) from None
         except protocol.PipeClosed:
             self._fail("closed its pipe")
             raise WorkerDied(self.dead or "") from None
@@ -476,7 +481,7 @@ class WorkerProcess:
         try:
             self.footprint.check(self.pid, now)
         except OverLimit as error:
-            self.dead = str(error)
+            self.lifeline.end(str(error))
             raise
 
     def mark_output(self) -> None:
