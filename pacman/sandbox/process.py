@@ -50,8 +50,6 @@ from pacman.sandbox.config import (
     seconds,
 )
 from pacman.sandbox.footprint import Footprint, OverLimit
-from pacman.sandbox.identity import capability_sets, process_status
-from pacman.sandbox.ids import submission_ids
 from pacman.sandbox.isolation import (
     PROJECT_ROOT,
     needs_read_search,
@@ -71,6 +69,7 @@ from pacman.sandbox.mounts import (
 )
 from pacman.sandbox.policy import describe_weakness, shortfalls, thread_cap
 from pacman.sandbox.staging import make_worker_folder
+from pacman.sandbox.worker_proof import WorkerProof, checked_proof
 
 _BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.sandbox.inside import main; main(sys.argv[1:3])"
 
@@ -88,7 +87,7 @@ class WorkerProcess:
         #: Busy, closed and why it stopped: what the idle watcher's thread shares.
         self.lifeline = Lifeline()
         self.pid = -1  # the worker's own process, as the grader sees it
-        self.protections: dict[str, Any] = {}
+        self.proof = WorkerProof()  # what it proved, checked (filled in by its greeting)
         self.last_cpu = 0.0  # CPU seconds the last request used
         self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
         self._next_id = 0
@@ -145,7 +144,8 @@ class WorkerProcess:
         self._rfd = from_child_r
         ready = self._greeting()
         self.pid = procfs.leaf_process(self.process.pid)
-        self.protections = self._checked_protections(ready.get("protections") or {})
+        said = ready.get("protections") or {}
+        self.proof = checked_proof(said, self.pid, self.isolation, self.write_probe, self.unlocked)
         self._judge()
         try:
             threading.Thread(target=self._watch_idle, name="pacman-footprint", daemon=True).start()
@@ -234,19 +234,19 @@ class WorkerProcess:
     def _judge(self) -> None:
         """Refuse, before any student code is imported, a worker that cannot run honest code
         or (unless the caller allows it) lacks a wall."""
-        if self.protections.get("honest_code_runs") is not True:
+        if self.proof.honest_code_runs is not True:
             # Grading here would blame every student for the grader's own installation.
             self.kill()
-            problem = self.protections.get("honest_code_problem") or "it did not say why"
+            problem = self.proof.honest_code_problem or "it did not say why"
             raise SandboxError(
                 f"refusing to grade here: honest code cannot run in a student worker: "
                 f"{problem}; install the grader where every user can read it (not in a "
                 "private home folder), or run it as the user who owns that folder"
             )
-        missing = shortfalls(self.protections)
-        if missing and not self.config.allow_weak:
+        protections = self.proof.as_dict()
+        if shortfalls(protections) and not self.config.allow_weak:
             self.kill()
-            raise SandboxError(f"refusing to grade here: {describe_weakness(self.protections)}")
+            raise SandboxError(f"refusing to grade here: {describe_weakness(protections)}")
 
     def _watch_idle(self) -> None:
         """Between requests, threads the student left running may go on writing files or
@@ -266,49 +266,6 @@ class WorkerProcess:
             self.root = os.path.join(self.folder, "root")
             os.mkdir(self.root, 0o700)
         return self.root
-
-    def _checked_protections(self, said: dict[str, Any]) -> dict[str, Any]:
-        """The worker's proof (:func:`.proof.prove`), with the kernel's view put over it.
-
-        The greeting comes before any student code runs, so it is the grader's code
-        speaking; what /proc shows of the worker from outside is checked all the same.
-        """
-        found = dict(said)
-        status = process_status(self.pid)
-        if "Uid" in status:
-            uids = [int(u) for u in status["Uid"].split()]
-            found["uid"] = uids[0]
-            grader = os.geteuid()
-            if any(u in (0, grader) for u in uids):
-                found["separate_uid"] = False
-                scoped = grader != 0 and found.get("landlock_scopes") is True and 0 not in uids
-                # Root's own uid in a user namespace that maps no other (see proof.prove).
-                contained = (
-                    self.isolation == "namespaces"
-                    and found.get("pid_namespace") is True
-                    and all(u == grader for u in uids)
-                )
-                if not (scoped or contained):
-                    found["own_uid"] = False
-                if grader == 0 and not submission_ids():
-                    found["uids_mapped"] = False
-        sets = capability_sets(status)
-        if sets:
-            allowed = (1 << 2) if found.get("landlock") else 0  # CAP_DAC_READ_SEARCH
-            if any(bits & ~allowed for name, bits in sets.items() if name != "CapBnd"):
-                found["no_capabilities"] = False
-        if status.get("Seccomp") != "2":
-            found["seccomp"] = False
-        if status.get("NoNewPrivs") != "1":
-            found["no_new_privs"] = False
-        with contextlib.suppress(OSError):
-            if os.listdir(self.write_probe):  # the proof's own attempt left something
-                found["writes_contained"] = False
-        if self.unlocked:  # a lock missing: whatever the canaries found, it is not hidden
-            found["answers_hidden"] = False
-            found["answers_unlocked"] = list(self.unlocked)
-        found["isolation"] = self.isolation
-        return found
 
     # -- life and death ------------------------------------------------------------------------
 
@@ -365,6 +322,11 @@ class WorkerProcess:
                 )
         self.lifeline.end(why)  # (unless the idle watcher stopped it already, and said why)
         self.kill()
+
+    @property
+    def protections(self) -> dict[str, Any]:
+        """What the worker proved, checked, as results and reports print it."""
+        return self.proof.as_dict()
 
     @property
     def dead(self) -> str | None:
