@@ -31,11 +31,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from typing import Any
 
 from pacman.sandbox import procfs, protocol, untrusted
+from pacman.sandbox.channel import CallChannel
 from pacman.sandbox.cleanup import remove_tree
 from pacman.sandbox.config import (
     BUSY_SIGNS,
@@ -43,13 +43,9 @@ from pacman.sandbox.config import (
     MachineBusy,
     SandboxConfig,
     SandboxError,
-    WorkerDied,
-    WorkerTimeout,
-    backstop,
     retried,
-    seconds,
 )
-from pacman.sandbox.footprint import Footprint, OverLimit
+from pacman.sandbox.footprint import Footprint
 from pacman.sandbox.isolation import (
     PROJECT_ROOT,
     needs_read_search,
@@ -77,20 +73,13 @@ _BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.sandbox.inside
 class WorkerProcess:
     """One student worker process and its pipes."""
 
-    #: Seconds between looks at a busy worker's CPU time and disk use.
-    POLL = 0.05
-
     def __init__(self, config: SandboxConfig, isolation: str | None = None) -> None:
         self.config = config
         self.isolation = isolation or resolve_isolation(config.isolation)
         self.process: subprocess.Popen[bytes] | None = None
         #: Busy, closed and why it stopped: what the idle watcher's thread shares.
         self.lifeline = Lifeline()
-        self.pid = -1  # the worker's own process, as the grader sees it
         self.proof = WorkerProof()  # what it proved, checked (filled in by its greeting)
-        self.last_cpu = 0.0  # CPU seconds the last request used
-        self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
-        self._next_id = 0
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         self.uid = student_uid(config, self.isolation)
         # The only folder student code may write to (and its TMPDIR), in a folder of the
@@ -108,6 +97,7 @@ class WorkerProcess:
             max_threads=thread_cap(procfs.pids_room()),
         )
         self.footprint = Footprint(self.policy, self.scratch, self.isolation, config.limits.disk_mb)
+        self.channel = CallChannel(self, config.limits, self.lifeline, self.footprint)
         #: The locks that could not be applied (``PATH (why)``): the proof fails for them.
         self.unlocked = lock_copies(self.policy) if self.locked else []
         try:
@@ -140,17 +130,14 @@ class WorkerProcess:
         finally:
             os.close(to_child_r)
             os.close(from_child_w)
-        self._wfd = to_child_w
-        self._rfd = from_child_r
+        self.channel.wfd = to_child_w
+        self.channel.rfd = from_child_r
         ready = self._greeting()
-        self.pid = procfs.leaf_process(self.process.pid)
+        self.channel.pid = procfs.leaf_process(self.process.pid)
         said = ready.get("protections") or {}
         self.proof = checked_proof(said, self.pid, self.isolation, self.write_probe, self.unlocked)
         self._judge()
-        try:
-            threading.Thread(target=self._watch_idle, name="pacman-footprint", daemon=True).start()
-        except RuntimeError as error:  # no thread could be made: a pids limit is full
-            raise MachineBusy(f"could not watch a student worker: {error}") from None
+        self.channel.watch_idle()
 
     def _command(self, inner: list[str]) -> list[str]:
         """The command starting the worker's Python in its isolation."""
@@ -213,8 +200,8 @@ class WorkerProcess:
         """Send the setup and read the worker's greeting (its proof inside)."""
         deadline = time.monotonic() + 30
         try:
-            protocol.write_frame(self._wfd, self._setup(), deadline)
-            ready = protocol.read_frame(self._rfd, deadline)
+            protocol.write_frame(self.channel.wfd, self._setup(), deadline)
+            ready = protocol.read_frame(self.channel.rfd, deadline)
         except protocol.ProtocolError as error:
             # No student code has run yet: this is the grader's (or the machine's) problem.
             self.kill()
@@ -248,18 +235,6 @@ class WorkerProcess:
             self.kill()
             raise SandboxError(f"refusing to grade here: {describe_weakness(protections)}")
 
-    def _watch_idle(self) -> None:
-        """Between requests, threads the student left running may go on writing files or
-        starting threads: look twice a second, and stop a worker over its caps."""
-        while not self.lifeline.closed.wait(0.5):
-            if self.lifeline.busy.is_set() or not self.alive:
-                continue
-            try:
-                self._check_footprint(time.monotonic())
-            except protocol.Timeout:
-                self.kill()
-                return
-
     def _root(self) -> str:
         """An empty folder on which the worker's namespace mounts its own root."""
         if self.root is None:
@@ -284,10 +259,10 @@ class WorkerProcess:
                 os.kill(self.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
-        for fd in (self._wfd, self._rfd):
+        for fd in (self.channel.wfd, self.channel.rfd):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self._wfd = self._rfd = -1
+        self.channel.wfd = self.channel.rfd = -1
         self.process = None
         if not self.lifeline.closed.is_set():  # (closing removes its whole folder next)
             # What it wrote goes with it, before the next submission is staged in that room.
@@ -304,7 +279,8 @@ class WorkerProcess:
         except OSError:
             remove_tree(self.write_probe)
 
-    def _fail(self, why: str) -> None:
+    def fail(self, why: str) -> None:
+        """The worker broke off a request: record why, with what ended it, and stop it."""
         process = self.process
         code = None
         if process is not None:
@@ -329,6 +305,11 @@ class WorkerProcess:
         return self.proof.as_dict()
 
     @property
+    def pid(self) -> int:
+        """The worker's own process, as the grader sees it (-1 until it is started)."""
+        return self.channel.pid
+
+    @property
     def dead(self) -> str | None:
         """Why the worker stopped (None while it runs)."""
         return self.lifeline.why
@@ -339,7 +320,16 @@ class WorkerProcess:
 
     def cpu_seconds(self) -> float | None:
         """CPU time the worker has used in all (None where /proc cannot tell)."""
-        return procfs.cpu_seconds(self.pid) if self.pid > 0 else None
+        return self.channel.cpu_seconds()
+
+    @property
+    def last_cpu(self) -> float:
+        """CPU seconds the last request used (a test may reset it)."""
+        return self.channel.last_cpu
+
+    @last_cpu.setter
+    def last_cpu(self, used: float) -> None:
+        self.channel.last_cpu = used
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -358,93 +348,7 @@ class WorkerProcess:
         sleeps or blocks. ``what`` names the request in messages (``getAction``), and
         ``limit_name`` the limit ``cpu_limit`` comes from.
         """
-        if not self.alive:
-            raise WorkerDied(self.dead or "is not running")
-        self.lifeline.busy.set()
-        try:
-            return self._call(op, cpu_limit, what, limit_name, fields)
-        finally:
-            self.lifeline.busy.clear()
-
-    def _call(
-        self, op: str, cpu_limit: float, what: str, limit_name: str, fields: dict[str, Any]
-    ) -> dict[str, Any]:
-        self._next_id += 1
-        request = {"op": op, "id": self._next_id, **fields}
-        cpu_limit = max(0.0, cpu_limit)
-        started = time.monotonic()
-        # The worker is idle between requests: where the last one ended, this one starts.
-        cpu_start = self._cpu_mark if self._cpu_mark is not None else self.cpu_seconds()
-        # Where /proc cannot tell the CPU time (not Linux), the limit is wall-clock time.
-        wall_limit = backstop(cpu_limit) if cpu_start is not None else cpu_limit
-        deadline = started + wall_limit
-
-        def watch() -> None:
-            now = time.monotonic()
-            if cpu_start is not None:
-                used = (self.cpu_seconds() or cpu_start) - cpu_start
-                if used > cpu_limit:
-                    self.last_cpu = used
-                    why = (
-                        f"{what} used more than {seconds(cpu_limit)} of CPU time "
-                        f"({limit_name}; {seconds(used)} measured)"
-                    )
-                    raise protocol.Timeout(self.lifeline.end(why))
-            self._check_footprint(now)
-
-        try:
-            protocol.write_frame(self._wfd, request, deadline, watch, self.POLL)
-            while True:
-                reply = protocol.read_frame(
-                    self._rfd, deadline, watch, self.POLL, self.config.limits.reply_bytes
-                )
-                # Replies to other requests (forged or stale) are ignored.
-                if isinstance(reply, dict) and reply.get("id") == self._next_id:
-                    break
-            reply = untrusted.data(reply)  # every string of it is the student's from here on
-        except OverLimit:
-            self.kill()
-            raise WorkerDied(self.dead or "") from None
-        except protocol.Timeout:
-            why = self.dead
-            if why is None:
-                used = (self.cpu_seconds() or 0.0) - (cpu_start or 0.0)
-                why = self.lifeline.end(
-                    f"{what} did not answer within {seconds(wall_limit)} of wall-clock time "
-                    f"(the backstop for {limit_name} of {seconds(cpu_limit)} of CPU; it used "
-                    f"{seconds(used)} of CPU, so it was mostly sleeping or blocked)"
-                )
-            self.kill()
-            raise WorkerTimeout(why) from None
-        except protocol.PipeClosed:
-            self._fail("closed its pipe")
-            raise WorkerDied(self.dead or "") from None
-        except protocol.ProtocolError as error:
-            self._fail(f"broke the protocol ({error})")
-            raise WorkerDied(self.dead or "") from None
-        try:
-            # What the request left behind counts too (importing is where files get made).
-            if op == "load":
-                self.footprint.look_at_disk_next()
-            self._check_footprint(time.monotonic())
-        except protocol.Timeout:
-            self.kill()
-            raise WorkerDied(self.dead or "") from None
-        self.footprint.mark_alive(time.monotonic())
-        if cpu_start is not None:
-            self._cpu_mark = self.cpu_seconds()
-            self.last_cpu = max(0.0, (self._cpu_mark or cpu_start) - cpu_start)
-        else:
-            self.last_cpu = time.monotonic() - started
-        return reply
-
-    def _check_footprint(self, now: float) -> None:
-        """Stop a worker over its thread cap or its scratch quota (:class:`.Footprint`)."""
-        try:
-            self.footprint.check(self.pid, now)
-        except OverLimit as error:
-            self.lifeline.end(str(error))
-            raise
+        return self.channel.call(op, cpu_limit, what, limit_name, fields)
 
     def mark_output(self) -> None:
         """Start collecting the student's output for a new test.
