@@ -25,21 +25,16 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
 import os
 import signal
 import subprocess
-import sys
 import tempfile
-import time
 from typing import Any
 
-from pacman.sandbox import procfs, protocol, untrusted
+from pacman.sandbox import procfs, untrusted
 from pacman.sandbox.channel import CallChannel
 from pacman.sandbox.cleanup import remove_tree
 from pacman.sandbox.config import (
-    BUSY_SIGNS,
-    Limits,
     MachineBusy,
     SandboxConfig,
     SandboxError,
@@ -47,27 +42,19 @@ from pacman.sandbox.config import (
 )
 from pacman.sandbox.footprint import Footprint
 from pacman.sandbox.isolation import (
-    PROJECT_ROOT,
-    needs_read_search,
     resolve_isolation,
     student_uid,
-    unshare_prefix,
 )
+from pacman.sandbox.launch import greeting, refusal, spawn, worker_command, worker_setup
 from pacman.sandbox.lifeline import Lifeline
 from pacman.sandbox.mounts import (
-    bwrap_command,
-    choose_canaries,
-    landlock_rules,
     lock_copies,
     locks_needed,
     make_worker_policy,
-    namespace_script,
 )
-from pacman.sandbox.policy import describe_weakness, shortfalls, thread_cap
+from pacman.sandbox.policy import thread_cap
 from pacman.sandbox.staging import make_worker_folder
 from pacman.sandbox.worker_proof import WorkerProof, checked_proof
-
-_BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.sandbox.inside import main; main(sys.argv[1:3])"
 
 
 class WorkerProcess:
@@ -108,132 +95,27 @@ class WorkerProcess:
 
     def _start(self) -> None:
         """Start the worker, hand it its setup, and judge what it proved before going on."""
-        to_child_r, to_child_w = os.pipe()
-        from_child_r, from_child_w = os.pipe()
-        inner = [sys.executable, "-I", "-B", "-c", _BOOT, str(to_child_r), str(from_child_w)]
-        try:
-            self.process = subprocess.Popen(
-                self._command([*inner, PROJECT_ROOT]),
-                stdin=subprocess.DEVNULL,
-                stdout=self._output,
-                stderr=self._output,
-                pass_fds=(to_child_r, from_child_w),
-                start_new_session=True,
-                cwd=self.config.code_dir or tempfile.gettempdir(),
-                env=self._environment(),
-            )
-        except OSError as error:
-            busy = error.errno == errno.EAGAIN
-            raise (MachineBusy if busy else SandboxError)(
-                f"could not start a student worker: {error}"
-            ) from None
-        finally:
-            os.close(to_child_r)
-            os.close(from_child_w)
-        self.channel.wfd = to_child_w
-        self.channel.rfd = from_child_r
-        ready = self._greeting()
+        cwd = self.config.code_dir or tempfile.gettempdir()
+        self.process, wfd, rfd = spawn(self._command, self._output, cwd, self.scratch)
+        self.channel.wfd, self.channel.rfd = wfd, rfd
+        setup = worker_setup(
+            self.config, self.policy, self.isolation, self.uid, self.locked, self.write_probe
+        )
+        ready = greeting(wfd, rfd, setup, self._output, self.isolation, self.kill)
         self.channel.pid = procfs.leaf_process(self.process.pid)
         said = ready.get("protections") or {}
         self.proof = checked_proof(said, self.pid, self.isolation, self.write_probe, self.unlocked)
-        self._judge()
+        refused = refusal(self.proof, self.config.allow_weak)
+        if refused is not None:
+            self.kill()
+            raise SandboxError(refused)
         self.channel.watch_idle()
 
     def _command(self, inner: list[str]) -> list[str]:
         """The command starting the worker's Python in its isolation."""
-        if self.isolation == "namespaces":
-            script = namespace_script(
-                self.config, self.policy, inner, self.scratch, self._root(), self.uid or 0
-            )
-            # unshare must die with the grader; it takes the worker with it (--kill-child).
-            pdeathsig = ["setpriv", "--pdeathsig", "KILL", "--"]
-            return [*pdeathsig, *unshare_prefix(), "/bin/sh", "-c", script]
-        if self.isolation == "bwrap":
-            return bwrap_command(self.config, self.policy, inner, self.scratch)
-        return inner
-
-    def _environment(self) -> dict[str, str]:
-        """The worker's whole environment: nothing of the grader's comes along."""
-        return {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": "0",
-            "HOME": self.scratch,
-            "TMPDIR": self.scratch,
-            # One thread per numeric library: workers run side by side, and each BLAS thread
-            # reserves address space that counts against the memory limit.
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-        }
-
-    def _setup(self) -> dict[str, Any]:
-        """The first frame: the limits, the walls to put up and what the proof must find."""
-        config, limits, policy = self.config, self.config.limits, self.policy
-        return {
-            "memory_mb": limits.memory_mb,
-            "cpu_seconds": _life_cpu_seconds(limits),
-            "fsize_mb": limits.fsize_mb,
-            "deny": list(policy.answers),
-            "writable": list(policy.writes),
-            "student": list(config.student_files),
-            "path": [config.code_dir] if config.code_dir else [],
-            "chdir": config.code_dir,
-            "audit": config.audit,
-            "hidden_modules": list(policy.hidden_modules),
-            "landlock": landlock_rules(policy) if config.landlock_abi_cap != 0 else None,
-            "landlock_abi_cap": config.landlock_abi_cap,
-            "uid": self.uid,
-            "max_threads": self.policy.max_threads,
-            "read_search": self.uid is not None and needs_read_search(self.isolation),
-            "isolation": self.isolation,
-            "answers_locked": self.locked,
-            "proof": {
-                "grader_pid": os.getpid(),
-                "grader_uid": os.geteuid() if hasattr(os, "geteuid") else -1,
-                "canaries": list(choose_canaries(policy.answers)),
-                "write_probe": self.write_probe,
-            },
-        }
-
-    def _greeting(self) -> dict[str, Any]:
-        """Send the setup and read the worker's greeting (its proof inside)."""
-        deadline = time.monotonic() + 30
-        try:
-            protocol.write_frame(self.channel.wfd, self._setup(), deadline)
-            ready = protocol.read_frame(self.channel.rfd, deadline)
-        except protocol.ProtocolError as error:
-            # No student code has run yet: this is the grader's (or the machine's) problem.
-            self.kill()
-            self._output.seek(0)
-            said = untrusted.text(self._output.read(2000).decode("utf-8", "surrogateescape"))
-            said = said.strip().splitlines()
-            detail = f": {said[-1]}" if said else ""
-            busy = any(sign in line for line in said for sign in BUSY_SIGNS)
-            raise (MachineBusy if busy else SandboxError)(
-                f"could not start a student worker ({self.isolation} isolation, {error}){detail}"
-            ) from None
-        if not (isinstance(ready, dict) and "ready" in ready):
-            self.kill()
-            raise SandboxError("a student worker sent a malformed greeting")
-        return ready
-
-    def _judge(self) -> None:
-        """Refuse, before any student code is imported, a worker that cannot run honest code
-        or (unless the caller allows it) lacks a wall."""
-        if self.proof.honest_code_runs is not True:
-            # Grading here would blame every student for the grader's own installation.
-            self.kill()
-            problem = self.proof.honest_code_problem or "it did not say why"
-            raise SandboxError(
-                f"refusing to grade here: honest code cannot run in a student worker: "
-                f"{problem}; install the grader where every user can read it (not in a "
-                "private home folder), or run it as the user who owns that folder"
-            )
-        protections = self.proof.as_dict()
-        if shortfalls(protections) and not self.config.allow_weak:
-            self.kill()
-            raise SandboxError(f"refusing to grade here: {describe_weakness(protections)}")
+        return worker_command(
+            self.config, self.policy, self.isolation, inner, self.scratch, self._root, self.uid
+        )
 
     def _root(self) -> str:
         """An empty folder on which the worker's namespace mounts its own root."""
@@ -398,10 +280,3 @@ def start_worker(config: SandboxConfig, mode: str | None = None) -> WorkerProces
     return retried(
         lambda: WorkerProcess(config, mode), lambda e: isinstance(e, MachineBusy), BUSY_WAIT
     )
-
-
-def _life_cpu_seconds(limits: Limits) -> int:
-    """RLIMIT_CPU for a worker's whole life: a backstop far above any request's limit."""
-    if limits.submission_seconds is not None:
-        return int(limits.submission_seconds) + 60
-    return 6 * 3600
