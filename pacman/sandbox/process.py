@@ -25,84 +25,48 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
 import os
 import signal
 import subprocess
-import sys
 import tempfile
-import threading
-import time
 from typing import Any
 
-from pacman.sandbox import procfs, protocol, untrusted
-from pacman.sandbox.cleanup import free_bytes, remove_tree, tree_usage
+from pacman.sandbox import procfs, untrusted
+from pacman.sandbox.channel import CallChannel
+from pacman.sandbox.cleanup import remove_tree
 from pacman.sandbox.config import (
-    BUSY_SIGNS,
-    Limits,
     MachineBusy,
     SandboxConfig,
     SandboxError,
-    WorkerDied,
-    WorkerTimeout,
-    backstop,
     retried,
-    seconds,
 )
-from pacman.sandbox.identity import capability_sets, process_status
-from pacman.sandbox.ids import submission_ids
+from pacman.sandbox.footprint import Footprint
 from pacman.sandbox.isolation import (
-    PROJECT_ROOT,
-    needs_read_search,
     resolve_isolation,
     student_uid,
-    unshare_prefix,
 )
+from pacman.sandbox.launch import greeting, refusal, spawn, worker_command, worker_setup
+from pacman.sandbox.lifeline import Lifeline
 from pacman.sandbox.mounts import (
-    bwrap_command,
-    choose_canaries,
-    landlock_rules,
     lock_copies,
     locks_needed,
     make_worker_policy,
-    namespace_script,
 )
-from pacman.sandbox.policy import describe_weakness, shortfalls, thread_cap
-from pacman.sandbox.staging import DISK_RESERVE, make_worker_folder
-
-#: Seconds between readings of the kernel's OOM-kill count while a worker keeps answering.
-OOM_MARK_EVERY = 0.05
-
-_BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from pacman.sandbox.inside import main; main(sys.argv[1:3])"
-
-
-class OverLimit(protocol.Timeout):
-    """The worker went over a limit other than time (threads, scratch space): it is stopped,
-    and the message names the limit."""
+from pacman.sandbox.policy import thread_cap
+from pacman.sandbox.staging import make_worker_folder
+from pacman.sandbox.worker_proof import WorkerProof, checked_proof
 
 
 class WorkerProcess:
     """One student worker process and its pipes."""
 
-    #: Seconds between looks at a busy worker's CPU time and disk use.
-    POLL = 0.05
-
     def __init__(self, config: SandboxConfig, isolation: str | None = None) -> None:
         self.config = config
         self.isolation = isolation or resolve_isolation(config.isolation)
         self.process: subprocess.Popen[bytes] | None = None
-        self.dead: str | None = None
-        self.pid = -1  # the worker's own process, as the grader sees it
-        self.protections: dict[str, Any] = {}
-        self.last_cpu = 0.0  # CPU seconds the last request used
-        self._cpu_mark: float | None = None  # the worker's CPU time when it last answered
-        self._disk_looked_at = 0.0  # when the scratch folder was last measured
-        # The kernel's count of OOM kills when it was last seen alive, and when that was.
-        self._oom_mark = procfs.oom_kills()
-        self._oom_marked_at = time.monotonic()
-        self._busy = False  # a request is under way (the idle watcher stands aside)
-        self._closed = threading.Event()
-        self._next_id = 0
+        #: Busy, closed and why it stopped: what the idle watcher's thread shares.
+        self.lifeline = Lifeline()
+        self.proof = WorkerProof()  # what it proved, checked (filled in by its greeting)
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         self.uid = student_uid(config, self.isolation)
         # The only folder student code may write to (and its TMPDIR), in a folder of the
@@ -119,6 +83,8 @@ class WorkerProcess:
             make_worker_policy(config, self.scratch, self.locked),
             max_threads=thread_cap(procfs.pids_room()),
         )
+        self.footprint = Footprint(self.policy, self.scratch, self.isolation, config.limits.disk_mb)
+        self.channel = CallChannel(self, config.limits, self.lifeline, self.footprint)
         #: The locks that could not be applied (``PATH (why)``): the proof fails for them.
         self.unlocked = lock_copies(self.policy) if self.locked else []
         try:
@@ -129,147 +95,27 @@ class WorkerProcess:
 
     def _start(self) -> None:
         """Start the worker, hand it its setup, and judge what it proved before going on."""
-        to_child_r, to_child_w = os.pipe()
-        from_child_r, from_child_w = os.pipe()
-        inner = [sys.executable, "-I", "-B", "-c", _BOOT, str(to_child_r), str(from_child_w)]
-        try:
-            self.process = subprocess.Popen(
-                self._command([*inner, PROJECT_ROOT]),
-                stdin=subprocess.DEVNULL,
-                stdout=self._output,
-                stderr=self._output,
-                pass_fds=(to_child_r, from_child_w),
-                start_new_session=True,
-                cwd=self.config.code_dir or tempfile.gettempdir(),
-                env=self._environment(),
-            )
-        except OSError as error:
-            busy = error.errno == errno.EAGAIN
-            raise (MachineBusy if busy else SandboxError)(
-                f"could not start a student worker: {error}"
-            ) from None
-        finally:
-            os.close(to_child_r)
-            os.close(from_child_w)
-        self._wfd = to_child_w
-        self._rfd = from_child_r
-        ready = self._greeting()
-        self.pid = procfs.leaf_process(self.process.pid)
-        self.protections = self._checked_protections(ready.get("protections") or {})
-        self._judge()
-        try:
-            threading.Thread(target=self._watch_idle, name="pacman-footprint", daemon=True).start()
-        except RuntimeError as error:  # no thread could be made: a pids limit is full
-            raise MachineBusy(f"could not watch a student worker: {error}") from None
+        cwd = self.config.code_dir or tempfile.gettempdir()
+        self.process, wfd, rfd = spawn(self._command, self._output, cwd, self.scratch)
+        self.channel.wfd, self.channel.rfd = wfd, rfd
+        setup = worker_setup(
+            self.config, self.policy, self.isolation, self.uid, self.locked, self.write_probe
+        )
+        ready = greeting(wfd, rfd, setup, self._output, self.isolation, self.kill)
+        self.channel.pid = procfs.leaf_process(self.process.pid)
+        said = ready.get("protections") or {}
+        self.proof = checked_proof(said, self.pid, self.isolation, self.write_probe, self.unlocked)
+        refused = refusal(self.proof, self.config.allow_weak)
+        if refused is not None:
+            self.kill()
+            raise SandboxError(refused)
+        self.channel.watch_idle()
 
     def _command(self, inner: list[str]) -> list[str]:
         """The command starting the worker's Python in its isolation."""
-        if self.isolation == "namespaces":
-            script = namespace_script(
-                self.config, self.policy, inner, self.scratch, self._root(), self.uid or 0
-            )
-            # unshare must die with the grader; it takes the worker with it (--kill-child).
-            pdeathsig = ["setpriv", "--pdeathsig", "KILL", "--"]
-            return [*pdeathsig, *unshare_prefix(), "/bin/sh", "-c", script]
-        if self.isolation == "bwrap":
-            return bwrap_command(self.config, self.policy, inner, self.scratch)
-        return inner
-
-    def _environment(self) -> dict[str, str]:
-        """The worker's whole environment: nothing of the grader's comes along."""
-        return {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": "0",
-            "HOME": self.scratch,
-            "TMPDIR": self.scratch,
-            # One thread per numeric library: workers run side by side, and each BLAS thread
-            # reserves address space that counts against the memory limit.
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-        }
-
-    def _setup(self) -> dict[str, Any]:
-        """The first frame: the limits, the walls to put up and what the proof must find."""
-        config, limits, policy = self.config, self.config.limits, self.policy
-        return {
-            "memory_mb": limits.memory_mb,
-            "cpu_seconds": _life_cpu_seconds(limits),
-            "fsize_mb": limits.fsize_mb,
-            "deny": list(policy.answers),
-            "writable": list(policy.writes),
-            "student": list(config.student_files),
-            "path": [config.code_dir] if config.code_dir else [],
-            "chdir": config.code_dir,
-            "audit": config.audit,
-            "hidden_modules": list(policy.hidden_modules),
-            "landlock": landlock_rules(policy) if config.landlock_abi_cap != 0 else None,
-            "landlock_abi_cap": config.landlock_abi_cap,
-            "uid": self.uid,
-            "max_threads": self.policy.max_threads,
-            "read_search": self.uid is not None and needs_read_search(self.isolation),
-            "isolation": self.isolation,
-            "answers_locked": self.locked,
-            "proof": {
-                "grader_pid": os.getpid(),
-                "grader_uid": os.geteuid() if hasattr(os, "geteuid") else -1,
-                "canaries": list(choose_canaries(policy.answers)),
-                "write_probe": self.write_probe,
-            },
-        }
-
-    def _greeting(self) -> dict[str, Any]:
-        """Send the setup and read the worker's greeting (its proof inside)."""
-        deadline = time.monotonic() + 30
-        try:
-            protocol.write_frame(self._wfd, self._setup(), deadline)
-            ready = protocol.read_frame(self._rfd, deadline)
-        except protocol.ProtocolError as error:
-            # No student code has run yet: this is the grader's (or the machine's) problem.
-            self.kill()
-            self._output.seek(0)
-            said = untrusted.text(self._output.read(2000).decode("utf-8", "surrogateescape"))
-            said = said.strip().splitlines()
-            detail = f": {said[-1]}" if said else ""
-            busy = any(sign in line for line in said for sign in BUSY_SIGNS)
-            raise (MachineBusy if busy else SandboxError)(
-                f"could not start a student worker ({self.isolation} isolation, {error}){detail}"
-            ) from None
-        if not (isinstance(ready, dict) and "ready" in ready):
-            self.kill()
-            raise SandboxError("a student worker sent a malformed greeting")
-        return ready
-
-    def _judge(self) -> None:
-        """Refuse, before any student code is imported, a worker that cannot run honest code
-        or (unless the caller allows it) lacks a wall."""
-        if self.protections.get("honest_code_runs") is not True:
-            # Grading here would blame every student for the grader's own installation.
-            self.kill()
-            problem = self.protections.get("honest_code_problem") or "it did not say why"
-            raise SandboxError(
-                f"refusing to grade here: honest code cannot run in a student worker: "
-                f"{problem}; install the grader where every user can read it (not in a "
-                "private home folder), or run it as the user who owns that folder"
-            )
-        missing = shortfalls(self.protections)
-        if missing and not self.config.allow_weak:
-            self.kill()
-            raise SandboxError(f"refusing to grade here: {describe_weakness(self.protections)}")
-
-    def _watch_idle(self) -> None:
-        """Between requests, threads the student left running may go on writing files or
-        starting threads: look twice a second, and stop a worker over its caps."""
-        quota = self.config.limits.disk_mb * 1024 * 1024
-        while not self._closed.wait(0.5):
-            if self._busy or not self.alive:
-                continue
-            try:
-                self._check_footprint(quota, time.monotonic())
-            except protocol.Timeout:
-                self.kill()
-                return
+        return worker_command(
+            self.config, self.policy, self.isolation, inner, self.scratch, self._root, self.uid
+        )
 
     def _root(self) -> str:
         """An empty folder on which the worker's namespace mounts its own root."""
@@ -277,49 +123,6 @@ class WorkerProcess:
             self.root = os.path.join(self.folder, "root")
             os.mkdir(self.root, 0o700)
         return self.root
-
-    def _checked_protections(self, said: dict[str, Any]) -> dict[str, Any]:
-        """The worker's proof (:func:`.proof.prove`), with the kernel's view put over it.
-
-        The greeting comes before any student code runs, so it is the grader's code
-        speaking; what /proc shows of the worker from outside is checked all the same.
-        """
-        found = dict(said)
-        status = process_status(self.pid)
-        if "Uid" in status:
-            uids = [int(u) for u in status["Uid"].split()]
-            found["uid"] = uids[0]
-            grader = os.geteuid()
-            if any(u in (0, grader) for u in uids):
-                found["separate_uid"] = False
-                scoped = grader != 0 and found.get("landlock_scopes") is True and 0 not in uids
-                # Root's own uid in a user namespace that maps no other (see proof.prove).
-                contained = (
-                    self.isolation == "namespaces"
-                    and found.get("pid_namespace") is True
-                    and all(u == grader for u in uids)
-                )
-                if not (scoped or contained):
-                    found["own_uid"] = False
-                if grader == 0 and not submission_ids():
-                    found["uids_mapped"] = False
-        sets = capability_sets(status)
-        if sets:
-            allowed = (1 << 2) if found.get("landlock") else 0  # CAP_DAC_READ_SEARCH
-            if any(bits & ~allowed for name, bits in sets.items() if name != "CapBnd"):
-                found["no_capabilities"] = False
-        if status.get("Seccomp") != "2":
-            found["seccomp"] = False
-        if status.get("NoNewPrivs") != "1":
-            found["no_new_privs"] = False
-        with contextlib.suppress(OSError):
-            if os.listdir(self.write_probe):  # the proof's own attempt left something
-                found["writes_contained"] = False
-        if self.unlocked:  # a lock missing: whatever the canaries found, it is not hidden
-            found["answers_hidden"] = False
-            found["answers_unlocked"] = list(self.unlocked)
-        found["isolation"] = self.isolation
-        return found
 
     # -- life and death ------------------------------------------------------------------------
 
@@ -338,17 +141,17 @@ class WorkerProcess:
                 os.kill(self.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
-        for fd in (self._wfd, self._rfd):
+        for fd in (self.channel.wfd, self.channel.rfd):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self._wfd = self._rfd = -1
+        self.channel.wfd = self.channel.rfd = -1
         self.process = None
-        if not self._closed.is_set():  # (closing removes its whole folder next)
+        if not self.lifeline.closed.is_set():  # (closing removes its whole folder next)
             # What it wrote goes with it, before the next submission is staged in that room.
             remove_tree(self.scratch)
 
     def close(self) -> None:
-        self._closed.set()
+        self.lifeline.closed.set()
         self.kill()
         with contextlib.suppress(OSError):
             self._output.close()
@@ -358,7 +161,8 @@ class WorkerProcess:
         except OSError:
             remove_tree(self.write_probe)
 
-    def _fail(self, why: str) -> None:
+    def fail(self, why: str) -> None:
+        """The worker broke off a request: record why, with what ended it, and stop it."""
         process = self.process
         code = None
         if process is not None:
@@ -368,18 +172,29 @@ class WorkerProcess:
                 code = None
         if code is not None and why == "closed its pipe":
             why = procfs.describe_exit(code, self.config.limits)
-            kills = procfs.oom_kills()
-            if code != 0 and kills is not None and kills > (self._oom_mark or kills):
-                # unshare reports a child killed by a signal as status 1: the kernel's count
-                # of OOM kills tells what ended it.
+            if self.footprint.killed_by_oom(code):
                 why = (
                     "ran out of memory: the kernel's out-of-memory killer ended it (the machine "
                     f"or container ran short of memory; each process may use "
                     f"{self.config.limits.memory_mb} MB)"
                 )
-        # The idle watcher may have stopped it already, and said why.
-        self.dead = self.dead or why
+        self.lifeline.end(why)  # (unless the idle watcher stopped it already, and said why)
         self.kill()
+
+    @property
+    def protections(self) -> dict[str, Any]:
+        """What the worker proved, checked, as results and reports print it."""
+        return self.proof.as_dict()
+
+    @property
+    def pid(self) -> int:
+        """The worker's own process, as the grader sees it (-1 until it is started)."""
+        return self.channel.pid
+
+    @property
+    def dead(self) -> str | None:
+        """Why the worker stopped (None while it runs)."""
+        return self.lifeline.why
 
     @property
     def alive(self) -> bool:
@@ -387,7 +202,16 @@ class WorkerProcess:
 
     def cpu_seconds(self) -> float | None:
         """CPU time the worker has used in all (None where /proc cannot tell)."""
-        return procfs.cpu_seconds(self.pid) if self.pid > 0 else None
+        return self.channel.cpu_seconds()
+
+    @property
+    def last_cpu(self) -> float:
+        """CPU seconds the last request used (a test may reset it)."""
+        return self.channel.last_cpu
+
+    @last_cpu.setter
+    def last_cpu(self, used: float) -> None:
+        self.channel.last_cpu = used
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -406,123 +230,7 @@ class WorkerProcess:
         sleeps or blocks. ``what`` names the request in messages (``getAction``), and
         ``limit_name`` the limit ``cpu_limit`` comes from.
         """
-        if not self.alive:
-            raise WorkerDied(self.dead or "is not running")
-        self._busy = True
-        try:
-            return self._call(op, cpu_limit, what, limit_name, fields)
-        finally:
-            self._busy = False
-
-    def _call(
-        self, op: str, cpu_limit: float, what: str, limit_name: str, fields: dict[str, Any]
-    ) -> dict[str, Any]:
-        self._next_id += 1
-        request = {"op": op, "id": self._next_id, **fields}
-        cpu_limit = max(0.0, cpu_limit)
-        started = time.monotonic()
-        # The worker is idle between requests: where the last one ended, this one starts.
-        cpu_start = self._cpu_mark if self._cpu_mark is not None else self.cpu_seconds()
-        # Where /proc cannot tell the CPU time (not Linux), the limit is wall-clock time.
-        wall_limit = backstop(cpu_limit) if cpu_start is not None else cpu_limit
-        deadline = started + wall_limit
-        quota = self.config.limits.disk_mb * 1024 * 1024
-
-        def watch() -> None:
-            now = time.monotonic()
-            if cpu_start is not None:
-                used = (self.cpu_seconds() or cpu_start) - cpu_start
-                if used > cpu_limit:
-                    self.last_cpu = used
-                    self.dead = (
-                        f"{what} used more than {seconds(cpu_limit)} of CPU time "
-                        f"({limit_name}; {seconds(used)} measured)"
-                    )
-                    raise protocol.Timeout(self.dead)
-            self._check_footprint(quota, now)
-
-        try:
-            protocol.write_frame(self._wfd, request, deadline, watch, self.POLL)
-            while True:
-                reply = protocol.read_frame(
-                    self._rfd, deadline, watch, self.POLL, self.config.limits.reply_bytes
-                )
-                # Replies to other requests (forged or stale) are ignored.
-                if isinstance(reply, dict) and reply.get("id") == self._next_id:
-                    break
-            reply = untrusted.data(reply)  # every string of it is the student's from here on
-        except OverLimit:
-            self.kill()
-            raise WorkerDied(self.dead or "") from None
-        except protocol.Timeout:
-            if self.dead is None:
-                used = (self.cpu_seconds() or 0.0) - (cpu_start or 0.0)
-                self.dead = (
-                    f"{what} did not answer within {seconds(wall_limit)} of wall-clock time "
-                    f"(the backstop for {limit_name} of {seconds(cpu_limit)} of CPU; it used "
-                    f"{seconds(used)} of CPU, so it was mostly sleeping or blocked)"
-                )
-            self.kill()
-            raise WorkerTimeout(self.dead) from None
-        except protocol.PipeClosed:
-            self._fail("closed its pipe")
-            raise WorkerDied(self.dead or "") from None
-        except protocol.ProtocolError as error:
-            self._fail(f"broke the protocol ({error})")
-            raise WorkerDied(self.dead or "") from None
-        try:
-            # What the request left behind counts too (importing is where files get made).
-            if op == "load":
-                self._disk_looked_at = 0.0
-            self._check_footprint(quota, time.monotonic())
-        except protocol.Timeout:
-            self.kill()
-            raise WorkerDied(self.dead or "") from None
-        answered = time.monotonic()
-        if answered - self._oom_marked_at >= OOM_MARK_EVERY:
-            # It was alive here: a kill from now on may be its. (Reading /proc/vmstat costs
-            # 30 us, so a game's thousands of quick replies read it a few times a second.)
-            self._oom_mark = procfs.oom_kills()
-            self._oom_marked_at = answered
-        if cpu_start is not None:
-            self._cpu_mark = self.cpu_seconds()
-            self.last_cpu = max(0.0, (self._cpu_mark or cpu_start) - cpu_start)
-        else:
-            self.last_cpu = time.monotonic() - started
-        return reply
-
-    def _check_footprint(self, quota: int, now: float) -> None:
-        """Stop a worker over its thread cap or its scratch quota (bytes and entries).
-
-        Counted here, from outside, so the caps hold for an unprivileged grader too, whose
-        workers share its uid (``RLIMIT_NPROC`` counts per uid). The scratch folder is
-        walked at most twice a second.
-        """
-        policy = self.policy
-        if procfs.thread_count(self.pid) > policy.max_threads:
-            self.dead = (
-                f"was stopped: it started more than {policy.max_threads} threads "
-                "(the cap on threads a submission may run)"
-            )
-            raise OverLimit(self.dead)
-        if self.isolation == "namespaces" or now - self._disk_looked_at < 0.5:
-            return  # (a namespace worker's scratch folder is a tmpfs of the quota's size)
-        self._disk_looked_at = now
-        used, entries = tree_usage(self.scratch, max_entries=policy.max_scratch_entries)
-        if used > DISK_RESERVE and free_bytes(self.scratch) < DISK_RESERVE:
-            # Below its quota, but the disk is full (a small TMPDIR): it goes, and its files
-            # with it, so that the classmates graded beside it find room.
-            self.dead = (
-                f"was stopped: it filled the disk its scratch folder is on ({used >> 20} MB "
-                f"written, less than {DISK_RESERVE >> 20} MB left for anyone)"
-            )
-            raise OverLimit(self.dead)
-        if used > quota or entries > policy.max_scratch_entries:
-            self.dead = (
-                f"was stopped: it wrote more than {self.config.limits.disk_mb} MB or "
-                f"{policy.max_scratch_entries} files and folders (the scratch folder's quota)"
-            )
-            raise OverLimit(self.dead)
+        return self.channel.call(op, cpu_limit, what, limit_name, fields)
 
     def mark_output(self) -> None:
         """Start collecting the student's output for a new test.
@@ -572,10 +280,3 @@ def start_worker(config: SandboxConfig, mode: str | None = None) -> WorkerProces
     return retried(
         lambda: WorkerProcess(config, mode), lambda e: isinstance(e, MachineBusy), BUSY_WAIT
     )
-
-
-def _life_cpu_seconds(limits: Limits) -> int:
-    """RLIMIT_CPU for a worker's whole life: a backstop far above any request's limit."""
-    if limits.submission_seconds is not None:
-        return int(limits.submission_seconds) + 60
-    return 6 * 3600

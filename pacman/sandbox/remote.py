@@ -166,7 +166,7 @@ class GameLink:
         except BaseException:
             # The game's own time limit interrupted the wait: the worker is mid-move.
             worker.kill()
-            worker.dead = worker.dead or "was stopped by the game's time limit"
+            worker.lifeline.end("was stopped by the game's time limit")
             raise
         finally:
             self._forward_output(worker)
