@@ -47,6 +47,8 @@ def spawn(
             env=worker_environment(scratch),
         )
     except OSError as error:
+        for fd in (to_child_w, from_child_r):  # the grader's ends: no worker will use them
+            os.close(fd)
         busy = error.errno == errno.EAGAIN
         raise (MachineBusy if busy else SandboxError)(
             f"could not start a student worker: {error}"

@@ -29,6 +29,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 from typing import Any
 
 from pacman.sandbox import procfs, untrusted
@@ -66,6 +67,8 @@ class WorkerProcess:
         self.process: subprocess.Popen[bytes] | None = None
         #: Busy, closed and why it stopped: what the idle watcher's thread shares.
         self.lifeline = Lifeline()
+        # The idle watcher and a request's thread may both kill: the pipes are closed once.
+        self._kill_lock = threading.Lock()
         self.proof = WorkerProof()  # what it proved, checked (filled in by its greeting)
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         self.uid = student_uid(config, self.isolation)
@@ -127,28 +130,29 @@ class WorkerProcess:
     # -- life and death ------------------------------------------------------------------------
 
     def kill(self) -> None:
-        process = self.process
-        if process is None:
-            return
-        if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-        if self.pid > 0 and self.pid != process.pid:
-            # Namespaces mode: the worker is unshare's child (it dies with unshare anyway).
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=5)
-        for fd in (self.channel.wfd, self.channel.rfd):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self.channel.wfd = self.channel.rfd = -1
-        self.process = None
-        if not self.lifeline.closed.is_set():  # (closing removes its whole folder next)
-            # What it wrote goes with it, before the next submission is staged in that room.
-            remove_tree(self.scratch)
+        with self._kill_lock:
+            process = self.process
+            if process is None:
+                return
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+            if self.pid > 0 and self.pid != process.pid:
+                # Namespaces mode: the worker is unshare's child (it dies with unshare anyway).
+                with contextlib.suppress(OSError):
+                    os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5)
+            for fd in (self.channel.wfd, self.channel.rfd):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self.channel.wfd = self.channel.rfd = -1
+            self.process = None
+            if not self.lifeline.closed.is_set():  # (closing removes its whole folder next)
+                # What it wrote goes with it, before the next submission is staged in that room.
+                remove_tree(self.scratch)
 
     def close(self) -> None:
         self.lifeline.closed.set()
