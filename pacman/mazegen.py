@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pacman.errors import LayoutError
-from pacman.layout import Layout, parse_layout
+from pacman.layout_text import Layout, parse_layout
 
 #: A layout name that asks for a generated board.
 PREFIX = "random:"
