@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, cast
 
 from agents.search_config import (
     ALPHABETA,
@@ -30,6 +30,10 @@ from agents.search_config import (
 )
 from pacman.errors import PacmanError
 from pacman.recording import ExpansionLog
+
+if TYPE_CHECKING:
+    from agents.search_state import SearchState
+    from pacman.gametree import GameTree, TreeState
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,7 @@ class Variant:
     root_unbounded: bool = False  # the root does not raise alpha between its children
     divisor: str = "moves"  # what a plain chance node divides its children's sum by
 
-    def config(self, depth: int, start: Any) -> SearchConfig:
+    def config(self, depth: int, start: TreeState) -> SearchConfig:
         """The search this variant makes of a test's ``depth`` from ``start`` (a tree state)."""
         rules = self.layers or (self.ghost,) * (start.get_num_agents() - 1)
         weighted = "weighted" in rules
@@ -65,7 +69,7 @@ class Variant:
         )
 
 
-def correct_variant(alg: str, tree: Any = None) -> Variant:
+def correct_variant(alg: str, tree: GameTree | None = None) -> Variant:
     """The search a test expects of ``alg`` on ``tree`` (its probabilities and layers
     included), from the configuration every part of the grader builds for a test."""
     config = config_from_test(alg, 1, tree)
@@ -83,16 +87,22 @@ class _Unscorable(Exception):
     pass
 
 
-def _score(state: Any) -> float:
+class _Scored(Protocol):
+    """A state with a value: a tree state, or the recording wrapper around one."""
+
+    def get_score(self) -> float: ...
+
+
+def _score(state: SearchState) -> float:
     """A tree state's value; a search that asks one that has none cannot be the student's."""
     try:
-        return state.get_score()
+        return cast("_Scored", state).get_score()
     except PacmanError:
         raise _Unscorable from None
 
 
 def run_variant(
-    start: Any, depth: int, variant: Variant
+    start: TreeState, depth: int, variant: Variant
 ) -> tuple[str | None, list[tuple[int, str, str, str]]]:
     """The action and successor calls of ``variant`` from ``start`` (a game-tree state): the
     one search (:func:`agents.search.search`) with the variant's configuration, watched."""
@@ -109,7 +119,7 @@ def run_variant(
     return action, [(e.agent_index, e.action, str(e.parent), str(e.child)) for e in log.entries]
 
 
-def variants_for(alg: str, tree: Any = None) -> list[Variant]:
+def variants_for(alg: str, tree: GameTree | None = None) -> list[Variant]:
     """The known mistakes worth checking for an agent class name (on ``tree``, when it
     matters): an open list, each a variant of the one search. A generated suite is kept only
     when each of its question's mistakes fails one of its tests."""
@@ -256,14 +266,14 @@ def _layer_mistakes(right: Variant, weighted: bool) -> list[Variant]:
     return found
 
 
-def generated_names(start: str, expansions: Iterable[Sequence[Any]]) -> list[str]:
+def generated_names(start: str, expansions: Iterable[Sequence[object]]) -> list[str]:
     """CS188's generated set: the start state and every child, sorted."""
     names = {start}
     names.update(str(e[3]) for e in expansions)
     return sorted(names)
 
 
-def outcome(tree: Any, depth: int, variant: Variant) -> tuple[str | None, list[str]] | None:
+def outcome(tree: GameTree, depth: int, variant: Variant) -> tuple[str | None, list[str]] | None:
     """The move and generated states (CS188's sorted names) of ``variant`` on ``tree``;
     ``None`` where it cannot search the tree to the end (a depth below 1, a state without
     a value scored)."""
@@ -275,7 +285,7 @@ def outcome(tree: Any, depth: int, variant: Variant) -> tuple[str | None, list[s
 
 
 def diagnose(
-    tree: Any, depth: int, alg: str, action: str | None, generated: list[str]
+    tree: GameTree, depth: int, alg: str, action: str | None, generated: list[str]
 ) -> list[str]:
     """Sentences naming the known mistake the submission's results match, if any."""
     right = outcome(tree, depth, correct_variant(alg, tree))
@@ -298,9 +308,9 @@ def diagnose(
     if generated != right_generated:
         # A move alone is weak evidence; it explains the failure only when the states were right.
         moves = []
-    for found, (one, several) in zip((both, states, moves), _SENTENCES, strict=True):
-        if found:
-            return [_naming(found, one, several)]
+    for fitted, (one, several) in zip((both, states, moves), _SENTENCES, strict=True):
+        if fitted:
+            return [_naming(fitted, one, several)]
     return []
 
 
@@ -342,7 +352,7 @@ ROOT_SCORED_HINT = (
 )
 
 
-def unscorable_hints(error: str, tree: Any) -> list[str]:
+def unscorable_hints(error: str, tree: GameTree) -> list[str]:
     """The diagnosis for a search that asked for the score of a state that has none."""
     found = re.search(r"state '([^']*)' has no evaluation value", error)
     if found is None:
@@ -374,7 +384,7 @@ def aligned_sets(expected: Sequence[str], actual: Sequence[str]) -> tuple[list[s
     return left, right
 
 
-def parent_of(tree: Any, name: str) -> tuple[str, str] | None:
+def parent_of(tree: GameTree, name: str) -> tuple[str, str] | None:
     """(parent, action) of a tree state, from the tree's move table."""
     for parent, moves in tree.moves.items():
         for action, child in moves.items():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pacman.grading.kind_games import GradedAgent, GradingLink
 from pacman.grading.testcase import Context, TestCase, TestResult, int_field, required
@@ -14,7 +14,13 @@ from pacman.sandbox.config import Limits
 from pacman.seeding import mixed_secret
 from pacman.testfile import TestFile, TestFileError
 
+if TYPE_CHECKING:
+    from pacman.game import GameResult
+    from pacman.layout import Layout
+    from pacman.sandbox.process import WorkerProcess
 
+
+# A ghost's arguments are the literals the test file gives (any literal_eval value), hence Any.
 def parse_ghosts(text: str, where: str) -> list[tuple[str, list[Any], dict[str, Any]]]:
     """``[RandomGhost(1), DirectionalGhost(2, prob_attack=0.5)]`` parsed without eval."""
     from pacman.ghosts import GHOST_TYPES
@@ -133,7 +139,9 @@ class EvalAgentTest(TestCase):
                 return f"{_fmt(minimum)} wins can no longer be reached"
         return None
 
-    def _play_all(self, ctx: Context) -> tuple[list[Any], int, dict[str, int], str, str | None]:
+    def _play_all(
+        self, ctx: Context
+    ) -> tuple[list[GameResult], int, dict[str, int], str, str | None]:
         results = []
         timeouts = 0
         problems: dict[str, int] = {}
@@ -159,7 +167,9 @@ class EvalAgentTest(TestCase):
             stopped = None
         return results, timeouts, problems, "".join(outputs), stopped
 
-    def _play_one(self, ctx: Context, worker: Any, start_new: bool, game: int) -> tuple[Any, bool]:
+    def _play_one(
+        self, ctx: Context, worker: WorkerProcess, start_new: bool, game: int
+    ) -> tuple[GameResult, bool]:
         """Game ``game`` of the test, seeded ``randomSeed + game``: the student's agent plays
         from ``worker`` with its own stream, the ghosts here with streams derived from the
         course's secret, else the test's own (:mod:`pacman.seeding`), which the worker is
@@ -216,7 +226,9 @@ class EvalAgentTest(TestCase):
                 messages.append(f"{_fmt(value)} {name} ({points} of {len(thresholds)} points)")
             else:
                 all_passed = False
-                messages.append(f"{_fmt(value)} {name} (fail: below minimum value {_fmt(minimum)})")
+                # Failed, so a minimum is set (mypy does not see that through ``passed``).
+                below = f"below minimum value {_fmt(minimum)}"  # type: ignore[arg-type]
+                messages.append(f"{_fmt(value)} {name} (fail: {below})")
             total += points
             scheme = ["    Grading scheme:"]
             # CS188's wording: with a minimum, below it fails; without one, below the first
@@ -243,7 +255,9 @@ class EvalAgentTest(TestCase):
         return result
 
 
-def game_stats(results: list[Any], timeouts: int, layout: Any, num_ghosts: int) -> dict[str, Any]:
+def game_stats(
+    results: list[GameResult], timeouts: int, layout: Layout, num_ghosts: int
+) -> dict[str, Any]:  # JSON (a leaderboard's), so its values are Any
     """What a leaderboard needs of an EvalAgentTest's games: counts, scores, and the best
     and worst game as replayable records (``pacman --replay``)."""
     from pacman.records import game_record

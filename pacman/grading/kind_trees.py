@@ -4,8 +4,6 @@ generated, against the solution's, with the first departure and the diagnosis.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pacman.grading import diagnose
 from pacman.grading.testcase import (
     Context,
@@ -86,15 +84,16 @@ class GraphGameTreeTest(TestCase):
                         short_name(entry[3], "a state"),
                     )
                 )
-            error = reply.get("error")
-            if error is not None:
-                error = f"Error in your code: {str(error)[:2000]}"
+            # (Not ``error``: the name is unbound when the ``except ... as error`` above ends.)
+            raised = reply.get("error")
+            if raised is not None:
+                raised = f"Error in your code: {str(raised)[:2000]}"
         except ReplyError as problem:
             worker.kill()
             return None, [], worker_problem(problem), output
-        return action, expansions, error, output
+        return action, expansions, raised, output
 
-    def _agent_kwargs(self) -> dict[str, Any]:
+    def _agent_kwargs(self) -> dict[str, object]:
         """The test's search (``config_from_test``) as ``alg(depth=..., layers=..., ghostModel=...)``."""
         from agents.search_config import config_from_test
 
