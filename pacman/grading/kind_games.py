@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from pacman.grading.testcase import (
     Context,
@@ -24,11 +24,27 @@ from pacman.sandbox.process import WorkerProcess
 from pacman.sandbox.remote import RemoteAgent, RemoteFailure
 from pacman.testfile import TestFile, TestFileError
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pacman.game import GameResult
+    from pacman.layout import Layout
+    from pacman.state import GameState, Position
+
+    #: A recorded game's referee at each of Pac-Man's turns: (step, state, the student's
+    #: action, its explored count, the link) -> the move played.
+    Ask = Callable[[int, GameState, str, int, "GradingLink"], str]
+
+# The worker's requests and replies are JSON: their fields stay untyped here.
+
 
 class CountingRandom(random.Random):
     """A generator that counts ``random()`` draws since it was last seeded."""
 
-    def seed(self, a: Any = None, version: int = 2) -> None:  # type: ignore[override]
+    # (The ignore: the stub of random.Random's C base declares seed(self, object, /).)
+    def seed(  # type: ignore[override]
+        self, a: int | float | str | bytes | bytearray | None = None, version: int = 2
+    ) -> None:
         super().seed(a, version)
         self.draws = 0
 
@@ -105,7 +121,7 @@ class RecordedGameAgent(GradedAgent):
     counted, and ``ask(step, state, action, explored, link)`` decides the move played."""
 
     def __init__(
-        self, test: PacmanGameTreeTest, link: GradingLink, rng: CountingRandom, ask: Any
+        self, test: PacmanGameTreeTest, link: GradingLink, rng: CountingRandom, ask: Ask
     ) -> None:
         super().__init__(0, test.alg, {"depth": test.depth}, link, record=True)
         self.test = test
@@ -116,7 +132,7 @@ class RecordedGameAgent(GradedAgent):
     def start_fields(self) -> dict[str, Any]:
         return {"seed": self.test.seed, "reseed_after_register": True}
 
-    def register_initial_state(self, state: Any) -> None:
+    def register_initial_state(self, state: GameState) -> None:
         super().register_initial_state(state)
         self.rng.seed(self.test.seed)
 
@@ -127,7 +143,7 @@ class RecordedGameAgent(GradedAgent):
             "burn": 0 if first else self.rng.draws,
         }
 
-    def choose(self, state: Any, reply: dict[str, Any]) -> str:
+    def choose(self, state: GameState, reply: dict[str, Any]) -> str:
         action = self.action(reply)
         explored = reply.get("explored")
         if not isinstance(explored, int) or isinstance(explored, bool):
@@ -138,7 +154,7 @@ class RecordedGameAgent(GradedAgent):
         return move
 
 
-def _layout_from_text(test: TestFile) -> Any:
+def _layout_from_text(test: TestFile) -> Layout:
     from pacman.layout import parse_layout
 
     try:
@@ -166,7 +182,7 @@ class PacmanGameTreeTest(TestCase):
         moves = len(required(solution, "optimalActions").splitlines()) if solution else 0
         return limits.move_seconds * (moves + 1)  # every move, and registerInitialState
 
-    def _lines(self, solution: TestFile, key: str) -> list[Any]:
+    def _lines(self, solution: TestFile, key: str) -> list[Any]:  # JSON lines
         try:
             return [
                 json.loads(line) for line in required(solution, key).splitlines() if line.strip()
@@ -175,8 +191,8 @@ class PacmanGameTreeTest(TestCase):
             raise TestFileError(f"{solution.where(key)}: a line of {key} is not JSON") from None
 
     def _play(
-        self, ctx: Context, pacman_moves: list[str] | None, ask: Any
-    ) -> tuple[Any, str | None, bool, str]:
+        self, ctx: Context, pacman_moves: list[str] | None, ask: Ask
+    ) -> tuple[GameResult, str | None, bool, str]:
         """Play the game; Pac-Man plays ``pacman_moves[k]`` (or what ``ask`` returns).
 
         ``ask(k, state, action, explored)`` is called with the student's answer at each turn
@@ -212,7 +228,7 @@ class PacmanGameTreeTest(TestCase):
                 f"{solution.path}: optimalActions, altDepthActions and partialPlyBugActions must have one line per move"
             )
 
-        def ask(step: int, state: Any, action: str, explored: int, link: GradingLink) -> str:
+        def ask(step: int, state: GameState, action: str, explored: int, link: GradingLink) -> str:
             return recording.check(step, state, action, explored)
 
         _result, failure, timed_out, output = self._play(ctx, None, ask)
@@ -237,13 +253,14 @@ class _Recording:
     counts, and what a search of the wrong depth or stopping part-way would play; which
     of those the student's moves stay consistent with."""
 
+    # The three are a solution file's JSON lines (see :mod:`pacman.grading.reference`).
     def __init__(self, optimal: list[Any], alt_depth: list[Any], partial_ply: list[Any]) -> None:
         self.optimal, self.alt_depth, self.partial_ply = optimal, alt_depth, partial_ply
         self.fits_optimal = [True] * len(optimal[0]) if optimal else []
         self.fits_alt = [True] * len(alt_depth[0]) if alt_depth else []
         self.fits_partial = [True] * len(partial_ply[0]) if partial_ply else []
-        self.wrong_count: list[tuple[int, Any, int, list[int]]] = []
-        self.suboptimal: list[tuple[int, Any, str, list[str]]] = []
+        self.wrong_count: list[tuple[int, Position, int, list[int]]] = []
+        self.suboptimal: list[tuple[int, GameState, str, list[str]]] = []
 
     def consistent(self) -> bool:
         """Whether the three lists give one line per move."""
@@ -251,7 +268,7 @@ class _Recording:
             self.partial_ply
         )
 
-    def check(self, step: int, state: Any, action: str, explored: int) -> str:
+    def check(self, step: int, state: GameState, action: str, explored: int) -> str:
         """Note what the student's ``action`` and count say at ``step``; the move to play."""
         if step >= len(self.optimal):
             # Pac-Man plays recorded moves, so this is the suite's fault, not the student's.

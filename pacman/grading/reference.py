@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import agents.search as engine
 from agents.evaluation import scoreEvaluationFunction
@@ -30,8 +30,34 @@ from agents.search_config import MINIMAX, SearchConfig, config_from_test
 from pacman.compat import Twinned
 from pacman.directions import STOP
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-def root_values(state: Any, config: SearchConfig, *, no_stop: bool = False) -> dict[str, float]:
+    from agents.search_state import SearchState
+    from pacman.game import GameResult
+    from pacman.grading.testcase import Context
+    from pacman.state import GameState
+
+
+class RecordedTest(Protocol):
+    """What a solution needs of a PacmanGameTreeTest (a layer above, so named by shape): its
+    search, its path, and its game played with a referee at each of Pac-Man's turns."""
+
+    alg: str
+    depth: int
+    path: str
+
+    def _play(
+        self,
+        ctx: Context,
+        pacman_moves: list[str] | None,
+        ask: Callable[[int, GameState, str, int, object], str],
+    ) -> tuple[GameResult, str | None, bool, str]: ...
+
+
+def root_values(
+    state: SearchState, config: SearchConfig, *, no_stop: bool = False
+) -> dict[str, float]:
     """Pac-Man's value for each root action (without Stop, with ``no_stop``), the game's score
     as the evaluation: the one search as ``config`` says, but without pruning."""
     exact = replace(config, algorithm=MINIMAX) if config.prunes else config
@@ -50,7 +76,7 @@ def best_actions(values: dict[str, float]) -> list[str]:
     ]
 
 
-def game_solution(test: Any, ctx: Any) -> dict[str, str]:
+def game_solution(test: RecordedTest, ctx: Context) -> dict[str, str]:
     """Play the test's game with the agent under test choosing Pac-Man's moves; record each turn."""
     config = config_from_test(test.alg, test.depth)
     shallower = replace(config, depth=max(1, config.depth - 1))
@@ -60,14 +86,14 @@ def game_solution(test: Any, ctx: Any) -> dict[str, str]:
     alt: list[str] = []
     partial: list[str] = []
 
-    def both(state: Any, searched: SearchConfig) -> list[list[str]]:
+    def both(state: GameState, searched: SearchConfig) -> list[list[str]]:
         """The best actions with Stop and without it."""
         return [
             best_actions(root_values(state, searched)),
             best_actions(root_values(state, searched, no_stop=True)),
         ]
 
-    def ask(step: int, state: Any, action: str, explored: int, channel: Any) -> str:
+    def ask(step: int, state: GameState, action: str, explored: int, channel: object) -> str:
         with_stop, without = both(state, config)
         explored_no_stop = _explored_without_stop(ctx, state, test)
         optimal.append(json.dumps([[with_stop, explored], [without, explored_no_stop]]))
@@ -87,7 +113,7 @@ def game_solution(test: Any, ctx: Any) -> dict[str, str]:
     }
 
 
-def _explored_without_stop(ctx: Any, state: Any, test: Any) -> int:
+def _explored_without_stop(ctx: Context, state: GameState, test: RecordedTest) -> int:
     """How many states the agent explores when Pac-Man's Stop is hidden from it (in-process)."""
     import agents
     from pacman.recording import ExpansionLog
@@ -103,7 +129,7 @@ class NoStop(Twinned):
 
     __slots__ = ("_state",)
 
-    def __init__(self, state: Any) -> None:
+    def __init__(self, state: SearchState) -> None:
         self._state = state
 
     def get_legal_actions(self, agent_index: int = 0) -> list[str]:
@@ -117,6 +143,7 @@ class NoStop(Twinned):
 
     generateSuccessor = generate_successor
 
+    # Untyped: it forwards whatever else the wrapped state has (get_score, positions, ...).
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name == "_state":
             raise AttributeError(name)
