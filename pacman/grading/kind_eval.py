@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pacman.sandbox.process import WorkerProcess
 
 
-# A ghost's arguments are the literals the test file gives (any literal_eval value), hence Any.
+# A ghost's arguments are whatever literals the test file gives (literal_eval), so untyped.
 def parse_ghosts(text: str, where: str) -> list[tuple[str, list[Any], dict[str, Any]]]:
     """``[RandomGhost(1), DirectionalGhost(2, prob_attack=0.5)]`` parsed without eval."""
     from pacman.ghosts import GHOST_TYPES
@@ -257,7 +257,7 @@ class EvalAgentTest(TestCase):
 
 def game_stats(
     results: list[GameResult], timeouts: int, layout: Layout, num_ghosts: int
-) -> dict[str, Any]:  # JSON (a leaderboard's), so its values are Any
+) -> dict[str, Any]:  # a leaderboard's JSON: its values are untyped
     """What a leaderboard needs of an EvalAgentTest's games: counts, scores, and the best
     and worst game as replayable records (``pacman --replay``)."""
     from pacman.records import game_record
