@@ -443,7 +443,7 @@ def _check_combinations(args: argparse.Namespace) -> None:
         raise UsageError(
             f"--platform-time-limit {args.platform_time_limit:g}: give seconds above 0"
         )
-    secret_given = args.game_secret or os.environ.get(SECRET_VARIABLE, "").strip()
+    secret_given = args.game_secret or _secret_from_environment()
     if args.fresh_trees and not (secret_given or args.gradescope_bundle):
         raise UsageError("--fresh-trees needs --game-secret (a regrade draws the same trees)")
     if args.submissions and args.scheduler not in (None, "local") and args.jobs is not None:
@@ -513,9 +513,12 @@ def _game_secret(args: argparse.Namespace) -> str | None:
         if not args.game_secret.startswith("@") and not args.gradescope_bundle:
             _refuse_shown_secret(args)
         return read_secret(args.game_secret)
-    if os.environ.get(SECRET_VARIABLE, "").strip():
-        return os.environ[SECRET_VARIABLE].strip()
-    return None
+    return _secret_from_environment() or None
+
+
+def _secret_from_environment() -> str:
+    """``$PACMAN_GAME_SECRET``, stripped ("" where it is unset or blank)."""
+    return os.environ.get(SECRET_VARIABLE, "").strip()
 
 
 def _refuse_shown_secret(args: argparse.Namespace) -> None:
