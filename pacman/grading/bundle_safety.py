@@ -22,6 +22,7 @@ import json
 import os
 import re
 import signal
+import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -58,7 +59,8 @@ def _read_small(path: str, limit: int = 4096) -> bytes | None:
     except OSError:
         return None
     with os.fdopen(descriptor, "rb") as handle:
-        if not os.path.isfile(path) or os.path.islink(path):
+        # The file opened, not whatever the path names by now (O_NOFOLLOW refused a link).
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             return None
         return handle.read(limit)
 
