@@ -20,13 +20,16 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pacman.agent import action_method, display_name, hook
 from pacman.errors import AgentCrashed, AgentError, IllegalActionError, PacmanError
 from pacman.marks import collect as collect_notes
 from pacman.seeding import GameSeeds, seed_game
 from pacman.state import GameState
+
+if TYPE_CHECKING:
+    from pacman.layout import Layout
 
 
 class QuitRequested(Exception):
@@ -102,12 +105,11 @@ def _interrupt_after(seconds: float | None) -> Iterator[None]:
     Elsewhere the overrun is still detected when the move returns. A move that
     must be stopped whatever it does needs a separate process: the autograder's sandbox.
     """
-    usable = (
-        seconds is not None
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-    )
-    if not usable:
+    if (
+        seconds is None
+        or not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         yield
         return
 
@@ -391,32 +393,42 @@ class _Progress:
 
 
 def run_game(
-    layout: Any,
-    pacman: object,
-    ghosts: Sequence[object] = (),
-    **options: Any,
-) -> GameResult:
-    """Play one game on a layout (a ``Layout`` or a name) and return how it ended.
-
-    With ``seed`` (and ``secret``), each agent draws from its own stream, as in every game
-    of a batch (:mod:`pacman.seeding`): the same seed and agents give the same game.
-    """
-    return play_game(layout, pacman, ghosts, **options).outcome()
-
-
-def play_game(
-    layout: Any,
+    layout: Layout | str | os.PathLike[str],
     pacman: object,
     ghosts: Sequence[object] = (),
     *,
+    observers: Iterable[object] = (),
     num_ghosts: int | None = None,
+    catch_exceptions: bool = False,
+    move_timeout: float | None = None,
+    game_timeout: float | None = None,
+    max_moves: int | None = None,
     seed: int | None = None,
-    **options: Any,
-) -> GameEnd:
-    """:func:`run_game`, a stop on the final board handed back (:meth:`Game.play`)."""
+    secret: str = "",
+    keep_notes: bool = False,
+) -> GameResult:
+    """Play one game on a layout (a ``Layout``, a name or a path) and return how it ended.
+
+    The limits are :class:`Game`'s. ``num_ghosts`` caps the ghosts that play (default: one
+    per ghost given). With ``seed`` (and ``secret``), each agent draws from its own stream,
+    as in every game of a batch (:mod:`pacman.seeding`): the same seed and agents give the
+    same game. Batches and graded games play through :func:`pacman.runner.play`.
+    """
     from pacman.layout import Layout, load_layout
 
     if not isinstance(layout, Layout):
         layout = load_layout(layout)
     state = GameState.initial(layout, len(ghosts) if num_ghosts is None else num_ghosts)
-    return Game(state, [pacman, *ghosts], seed=seed, **options).play()
+    game = Game(
+        state,
+        [pacman, *ghosts],
+        observers=observers,
+        catch_exceptions=catch_exceptions,
+        move_timeout=move_timeout,
+        game_timeout=game_timeout,
+        max_moves=max_moves,
+        seed=seed,
+        secret=secret,
+        keep_notes=keep_notes,
+    )
+    return game.run()

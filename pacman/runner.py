@@ -22,10 +22,11 @@ from typing import Any
 from pacman.agent import display_name
 from pacman.errors import AgentExited
 from pacman.execution import InOrder, TaskRun, progress_bar
-from pacman.game import GameEnd, GameResult, play_game, where
+from pacman.game import Game, GameEnd, GameResult, where
 from pacman.layout import Layout, load_layout, parse_layout, playable
 from pacman.loading import USER_MODULE_PREFIX, build_agent, find_class
 from pacman.seeding import new_secret
+from pacman.state import GameState
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,9 @@ class GameSpec:
     pacman_args: dict[str, str] = field(default_factory=dict)
     ghost: str = "RandomGhost"
     num_ghosts: int = 4
-    seed: int = 0
+    #: The game's seed (:mod:`pacman.seeding`); None: the game hands its agents no streams
+    #: (a recorded graded game, whose agents draw as CS188's did; a replay of such a game).
+    seed: int | None = 0
     catch_exceptions: bool = False
     timeout: float | None = None
     max_moves: int | None = None
@@ -219,7 +222,14 @@ def _carried(
                 files[file_name] = Path(path).read_text(encoding="utf-8")
             name = f"{file_name}:{cls.__name__}"
         names.append(name)
-    return layout.name, "\n".join(layout.rows), *names, tuple(sorted(files.items()))
+    pacman_name, ghost_name = names
+    return (
+        layout.name,
+        "\n".join(layout.rows),
+        pacman_name,
+        ghost_name,
+        tuple(sorted(files.items())),
+    )
 
 
 @contextmanager
@@ -241,14 +251,23 @@ def _agent_code(who: str, agents: Sequence[object] = ()) -> Iterator[None]:
         raise AgentExited(f"{who} called sys.exit({stop.code!r}){where(stop)}") from None
 
 
-def build_agents(spec: GameSpec, layout: Layout, pacman: object | None = None) -> list[object]:
-    """The Pac-Man agent (unless given) and one ghost per ghost of the game."""
+def build_agents(
+    spec: GameSpec,
+    layout: Layout,
+    pacman: object | None = None,
+    ghosts: Sequence[object] | None = None,
+) -> list[object]:
+    """The Pac-Man agent and one ghost per ghost of the game, each built unless given."""
     if pacman is None:
         pacman = _build("agent", spec, **spec.pacman_args)
-    count = min(spec.num_ghosts, layout.num_ghosts)
+    wanted = spec.num_ghosts if ghosts is None else len(ghosts)
+    count = min(wanted, layout.num_ghosts)
     fits = getattr(pacman, "check_game", None)
     if fits is not None:
         fits(1 + count)  # arguments that do not fit this game (layers=...) fail here, not in it
+    if ghosts is not None:
+        # All of them, as given: the game plays the first ``count`` (its state has no more).
+        return [pacman, *ghosts]
     return [pacman, *(_build("ghost", spec, index) for index in range(1, count + 1))]
 
 
@@ -268,32 +287,34 @@ def play(
     spec: GameSpec,
     observers: Sequence[object] = (),
     pacman: object | None = None,
+    ghosts: Sequence[object] | None = None,
 ) -> GameResult:
-    """Play the game ``spec`` describes: its agents built by name, then played by
-    :func:`pacman.game.run_game`, the one way a game is played. ``pacman`` reuses an existing
-    agent (CS188 keeps one across games)."""
-    return play_to_end(spec, observers, pacman).outcome()
+    """Play the game ``spec`` describes, the one way a game is played: its agents built by
+    name, then played by :class:`pacman.game.Game` within the spec's limits. ``pacman``
+    reuses an existing agent (CS188 keeps one across games); ``ghosts`` are played as
+    given (a graded game's, a replay's)."""
+    return play_to_end(spec, observers, pacman, ghosts).outcome()
 
 
 def play_to_end(
     spec: GameSpec,
     observers: Sequence[object] = (),
     pacman: object | None = None,
+    ghosts: Sequence[object] | None = None,
 ) -> GameEnd:
     """:func:`play`, a stop on the final board handed back with the game it ended."""
     (spec,) = with_secret([spec])
     layout = _layout(spec)
-    agents = build_agents(spec, layout, pacman)
+    agents = build_agents(spec, layout, pacman, ghosts)
     stats = getattr(agents[0], "stats", None)
     if stats is not None and hasattr(stats, "reset"):
         stats.reset()  # per game, also for the one agent a serial run keeps across games
     # The game seeds its agents as it starts, after they are built (once per run serially,
     # once per game in parallel): game i plays alike in every mode and alone.
     with _agent_code(f"the agent {display_name(agents[0])}", agents):
-        end = play_game(
-            layout,
-            agents[0],
-            agents[1:],
+        end = Game(
+            GameState.initial(layout, len(agents) - 1),
+            agents,
             observers=observers,
             catch_exceptions=spec.catch_exceptions,
             move_timeout=spec.timeout,
@@ -302,7 +323,7 @@ def play_to_end(
             seed=spec.seed,
             secret=spec.secret or "",
             keep_notes=spec.keep_notes,
-        )
+        ).play()
     if stats is not None and hasattr(stats, "summary"):
         end.result.stats = stats.summary()
     return end
@@ -403,5 +424,7 @@ def run_games(
 
 
 def batch(spec: GameSpec, count: int) -> list[GameSpec]:
-    """``count`` copies of a spec, game ``i`` seeded with ``spec.seed + i``."""
-    return [replace(spec, seed=spec.seed + index) for index in range(count)]
+    """``count`` copies of a spec, game ``i`` seeded with ``spec.seed + i`` (all unseeded
+    if ``spec`` is)."""
+    first = spec.seed
+    return [replace(spec, seed=None if first is None else first + index) for index in range(count)]
