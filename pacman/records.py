@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from pacman.errors import PacmanError
-from pacman.game import GameResult, run_game
+from pacman.game import GameResult
 from pacman.layout import Layout, parse_layout
+from pacman.runner import GameSpec, play
 
 RECORD_FORMAT = "pacman-game-record"
 RECORD_VERSION = 1
@@ -209,14 +210,14 @@ def replay(record: dict[str, Any], observers: Sequence[object] = ()) -> GameResu
     if notes is not None:
         notes.board = agents[0]  # what the game reads marks and last_result from
     # Seeded as the game was, so observers that draw see what they saw.
-    result = run_game(
-        layout,
-        agents[0],
-        agents[1:],
-        observers=observers,
-        catch_exceptions=True,
+    spec = GameSpec(
+        layout=layout.name,
+        loaded_layout=layout,
+        num_ghosts=count - 1,
         seed=record.get("seed"),
+        catch_exceptions=True,
     )
+    result = play(spec, observers, agents[0], agents[1:])
     if result.moves != len(record["actions"]):
         raise PacmanError(f"does not replay: {_first_unplayed(record, result, count)}")
     # A record cut short (crash, move limit) ends on the exhausted replayer, not on a crash of its own.

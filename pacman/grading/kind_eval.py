@@ -8,7 +8,7 @@ import ast
 import json
 from typing import TYPE_CHECKING, Any
 
-from pacman.grading.kind_games import GradedAgent, GradingLink
+from pacman.grading.kind_games import GradedAgent, GradingLink, play_graded
 from pacman.grading.testcase import Context, TestCase, TestResult, int_field, required
 from pacman.sandbox.config import Limits
 from pacman.seeding import mixed_secret
@@ -174,19 +174,13 @@ class EvalAgentTest(TestCase):
         from ``worker`` with its own stream, the ghosts here with streams derived from the
         course's secret, else the test's own (:mod:`pacman.seeding`), which the worker is
         never told."""
-        from pacman.game import run_game
         from pacman.ghosts import GHOST_TYPES
 
         link = GradingLink(ctx, worker, self.agent, self.max_time, fresh=start_new)
         ghosts = [GHOST_TYPES[name](*args, **kwargs) for name, args, kwargs in self.ghosts]
         pacman = GradedAgent(0, self.agent, self.kwargs, link)
-        result = run_game(
-            self.layout,
-            pacman,
-            ghosts,
-            catch_exceptions=True,
-            seed=self.seed + game,
-            secret=ctx.game_secret or self.own_secret,
+        result = play_graded(
+            self.layout, pacman, ghosts, self.seed + game, ctx.game_secret or self.own_secret
         )
         failure = link.failure
         if failure is not None:

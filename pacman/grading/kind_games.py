@@ -25,7 +25,7 @@ from pacman.sandbox.remote import RemoteAgent, RemoteFailure
 from pacman.testfile import TestFile, TestFileError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from pacman.game import GameResult
     from pacman.layout import Layout
@@ -154,6 +154,29 @@ class RecordedGameAgent(GradedAgent):
         return move
 
 
+def play_graded(
+    layout: Layout,
+    pacman: GradedAgent,
+    ghosts: Sequence[object],
+    seed: int | None,
+    secret: str = "",
+) -> GameResult:
+    """A graded game, played as every game is (:func:`pacman.runner.play`): here, against
+    ``ghosts``, an agent's crash ending the game (its link keeps the student's failure),
+    with no time limit of the game's own (the link charges the move's and the game's)."""
+    from pacman.runner import GameSpec, play
+
+    spec = GameSpec(
+        layout=layout.name,
+        loaded_layout=layout,
+        num_ghosts=len(ghosts),
+        seed=seed,
+        secret=secret,
+        catch_exceptions=True,
+    )
+    return play(spec, pacman=pacman, ghosts=ghosts)
+
+
 def _layout_from_text(test: TestFile) -> Layout:
     from pacman.layout import parse_layout
 
@@ -198,7 +221,6 @@ class PacmanGameTreeTest(TestCase):
         ``ask(k, state, action, explored)`` is called with the student's answer at each turn
         and returns the move to play. Returns (result, failure, timed_out, output).
         """
-        from pacman.game import run_game
         from pacman.ghosts import DirectionalGhost
 
         rng = CountingRandom(self.seed)
@@ -207,7 +229,9 @@ class PacmanGameTreeTest(TestCase):
         link = GradingLink(ctx, worker, self.alg)
         ghosts = [DirectionalGhost(i + 1, rng=rng) for i in range(self.num_ghosts)]
         pacman = RecordedGameAgent(self, link, rng, ask)  # named as the student's class
-        result = run_game(self.layout, pacman, ghosts, catch_exceptions=True)
+        # Unseeded by the game: the ghosts draw from ``rng``, the student's agent is re-seeded
+        # as CS188's was (RecordedGameAgent).
+        result = play_graded(self.layout, pacman, ghosts, seed=None)
         if link.failure is not None:
             failure = link.failure
             return result, str(failure), failure.timeout, worker.output()
