@@ -13,7 +13,6 @@ from typing import Any
 from pacman.errors import PacmanError
 from pacman.game import GameResult
 from pacman.layout import Layout, parse_layout
-from pacman.runner import GameSpec, play
 
 RECORD_FORMAT = "pacman-game-record"
 RECORD_VERSION = 1
@@ -202,6 +201,9 @@ def _first_unplayed(record: dict[str, Any], result: GameResult, count: int) -> s
 
 def replay(record: dict[str, Any], observers: Sequence[object] = ()) -> GameResult:
     """Play a record back move for move; the result's score must equal the recorded one."""
+    # Here, not above: reading or writing a record needs none of the runner's machinery.
+    from pacman.runner import GameSpec, play
+
     layout = parse_layout("\n".join(record["layout_rows"]), name=record["layout"])
     count = 1 + min(max(0, record["num_ghosts"]), layout.num_ghosts)
     moves = iter([(agent, action) for agent, action in record["actions"]])
