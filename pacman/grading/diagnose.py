@@ -39,19 +39,24 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Variant:
     """One way to search, named for the diagnosis: a configuration of the one search (its
-    variant options included) and how far its depth is from the test's, which
-    :meth:`config` fills in. The configuration's own ``depth`` is not used."""
+    variant options included) and how far its depth is from the test's.
+
+    A test gives the depth (:meth:`config` fills it in; ``search.depth`` is a placeholder).
+    The mistakes :func:`variants_for` lists on a tree spell out that tree's layers and
+    ghost model where they need them.
+    """
 
     description: str
-    search: SearchConfig = field(default_factory=SearchConfig)
-    depth_offset: int = 0
+    search: SearchConfig = field(default_factory=SearchConfig)  # plain minimax
+    depth_offset: int = 0  # -1: a round too shallow
 
     def config(self, depth: int) -> SearchConfig:
         """The search this variant makes of a test asking for ``depth``."""
         return replace(self.search, depth=depth + self.depth_offset)
 
     def searches_like(self, other: Variant) -> bool:
-        """Whether the two search every test alike (descriptions and placeholder depths aside)."""
+        """Whether the two have the same configuration and depth offset, so search every
+        test alike (their descriptions and placeholder depths aside)."""
         return (
             self.depth_offset == other.depth_offset
             and replace(self.search, depth=other.search.depth) == other.search
