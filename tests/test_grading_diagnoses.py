@@ -67,7 +67,7 @@ def test_the_new_test_gives_each_wrong_layer_its_own_move():
     tree, action, depth = _tests()["4-every-layer-order"]
     moves = {}
     for variant in diagnose.variants_for("ExpectiminimaxAgent", tree):
-        if variant.depth_delta or variant.per_move or variant.partial:
+        if variant.depth_offset or variant.search.depth_per_agent or variant.search.partial_ply:
             continue  # the tree is one round deep: these score inner states or match the right one
         moves[variant.description.split(",")[0].split(" (")[0]] = diagnose.run_variant(
             tree.start, depth, variant

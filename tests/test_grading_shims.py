@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.search_config import ALPHABETA, EXPECTIMAX, SearchConfig
 from pacman.gametree import GameTree
 from pacman.grading import diagnose
 from pacman.sandbox import protocol
@@ -95,11 +96,12 @@ def test_reference_variants_on_a_small_tree():
     action, expansions = diagnose.run_variant(tree.start, 1, minimax)
     assert action == "L"
     assert [e[3] for e in expansions] == ["a", "A", "B", "b", "C", "D"]
-    strict = diagnose.Variant("ab", prune="strict")
-    equal = diagnose.Variant("ab=", prune="equal")
+    strict = diagnose.Variant("ab", SearchConfig(ALPHABETA))
+    equal = diagnose.Variant("ab=", SearchConfig(ALPHABETA, prune_on_equal=True))
     assert [e[3] for e in diagnose.run_variant(tree.start, 1, strict)[1]] == list("aABbCD")
     assert [e[3] for e in diagnose.run_variant(tree.start, 1, equal)[1]] == list("aABbC")
-    assert diagnose.run_variant(tree.start, 1, diagnose.Variant("avg", ghost="avg"))[0] == "R"
+    average = diagnose.Variant("avg", SearchConfig(EXPECTIMAX))
+    assert diagnose.run_variant(tree.start, 1, average)[0] == "R"
     assert diagnose.diagnose(tree, 1, "AlphaBetaAgent", "L", ["A", "B", "C", "a", "b", "r"]) == [
         "Diagnosis: your move and generated states are exactly those of alpha-beta pruning on "
         "equality (it must prune only when a value is strictly greater than beta, or strictly "
@@ -113,7 +115,7 @@ def test_expectiminimax_mistakes_are_named_on_the_suites_mixed_tree():
     root = Path(__file__).resolve().parents[1]
     tree = GameTree.from_fields(read_test_file(str(root / "test_cases/q7/2-chance-then-min.test")))
     right = diagnose.correct_variant("ExpectiminimaxAgent", tree)
-    assert right.layers == ("weighted", "min")
+    assert right.search.layers == ("chance", "min") and right.search.weights == tree.ghost_model
     action, expansions = diagnose.run_variant(tree.start, 1, right)
     assert action == "Right" and len(expansions) == 13
     named = {}

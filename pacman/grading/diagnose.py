@@ -15,14 +15,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol, cast
 
 from agents.search_config import (
-    ALPHABETA,
     CHANCE,
     EXPECTIMAX,
     EXPECTIMINIMAX,
+    MAX,
     MIN,
     MINIMAX,
     SearchConfig,
@@ -38,49 +38,39 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Variant:
-    """One way to search, named for the diagnosis: what ghosts do, how to prune, how depth
-    counts. :meth:`config` makes it a configuration of the one search (its variant options)."""
+    """One way to search, named for the diagnosis: a configuration of the one search (its
+    variant options included) and how far its depth is from the test's.
+
+    A test gives the depth (:meth:`config` fills it in; ``search.depth`` is a placeholder).
+    The mistakes :func:`variants_for` lists on a tree spell out that tree's layers and
+    ghost model where they need them.
+    """
 
     description: str
-    # "min", "max", "avg" (uniform) or "weighted" (the tree's probabilities)
-    ghost: str = "min"
-    prune: str | None = None  # None, "strict" or "equal"
-    per_move: bool = False  # one unit of depth per agent move instead of per round
-    depth_delta: int = 0
-    layers: tuple[str, ...] | None = None  # one ghost rule per ghost, instead of ``ghost``
-    partial: bool = False  # the last round stops after Pac-Man's move
-    root_unbounded: bool = False  # the root does not raise alpha between its children
-    divisor: str = "moves"  # what a plain chance node divides its children's sum by
+    search: SearchConfig = field(default_factory=SearchConfig)  # plain minimax
+    depth_offset: int = 0  # -1: a round too shallow
 
-    def config(self, depth: int, start: TreeState) -> SearchConfig:
-        """The search this variant makes of a test's ``depth`` from ``start`` (a tree state)."""
-        rules = self.layers or (self.ghost,) * (start.get_num_agents() - 1)
-        weighted = "weighted" in rules
-        return SearchConfig(
-            ALPHABETA if self.prune else MINIMAX,
-            depth + self.depth_delta,
-            start.tree.ghost_model if weighted else None,
-            tuple(CHANCE if rule in ("avg", "weighted") else rule for rule in rules),
-            prune_on_equal=self.prune == "equal",
-            depth_per_agent=self.per_move,
-            partial_ply=self.partial,
-            root_unbounded=self.root_unbounded,
-            chance_divisor=self.divisor,
+    def config(self, depth: int) -> SearchConfig:
+        """The search this variant makes of a test asking for ``depth``."""
+        return replace(self.search, depth=depth + self.depth_offset)
+
+    def searches_like(self, other: Variant) -> bool:
+        """Whether the two have the same configuration and depth offset, so search every
+        test alike (their descriptions and placeholder depths aside)."""
+        return (
+            self.depth_offset == other.depth_offset
+            and replace(self.search, depth=other.search.depth) == other.search
         )
 
 
-def correct_variant(alg: str, tree: GameTree | None = None) -> Variant:
+def correct_variant(alg: str, tree: GameTree) -> Variant:
     """The search a test expects of ``alg`` on ``tree`` (its probabilities and layers
     included), from the configuration every part of the grader builds for a test."""
     config = config_from_test(alg, 1, tree)
-    chance = "weighted" if config.weights is not None else "avg"
-    if config.algorithm == EXPECTIMINIMAX and tree is not None:
-        layers = config.layers_for(tree.num_agents)
-        return Variant(
-            "correct", chance, layers=tuple(chance if x == CHANCE else x for x in layers)
-        )
-    ghost = chance if config.algorithm in (EXPECTIMAX, EXPECTIMINIMAX) else MIN
-    return Variant("correct", ghost, "strict" if config.prunes else None)
+    if config.algorithm == EXPECTIMINIMAX:
+        # Spelled out, so that a mistake reordering the layers compares with them.
+        config = replace(config, layers=config.layers_for(tree.num_agents))
+    return Variant("correct", config)
 
 
 class _Unscorable(Exception):
@@ -106,71 +96,78 @@ def run_variant(
 ) -> tuple[str | None, list[tuple[int, str, str, str]]]:
     """The action and successor calls of ``variant`` from ``start`` (a game-tree state): the
     one search (:func:`agents.search.search`) with the variant's configuration, watched."""
-    if depth + variant.depth_delta < 1:
+    if depth + variant.depth_offset < 1:
         raise _Unscorable
     if not start.get_legal_actions(0):
         return None, []
     import agents.search as engine  # (here: a grade imports it only to explain a wrong answer)
 
     log = ExpansionLog()
-    result = engine.search(log.wrap(start), variant.config(depth, start), _score)
+    result = engine.search(log.wrap(start), variant.config(depth), _score)
     # No action beats a value of -inf: none is chosen.
     action = None if result.value == -math.inf else result.action
     return action, [(e.agent_index, e.action, str(e.parent), str(e.child)) for e in log.entries]
 
 
-def variants_for(alg: str, tree: GameTree | None = None) -> list[Variant]:
-    """The known mistakes worth checking for an agent class name (on ``tree``, when it
-    matters): an open list, each a variant of the one search. A generated suite is kept only
-    when each of its question's mistakes fails one of its tests."""
+def variants_for(alg: str, tree: GameTree) -> list[Variant]:
+    """The known mistakes worth checking for an agent class name on ``tree``: an open list,
+    each a variant of the one search. A generated suite is kept only when each of its
+    question's mistakes fails one of its tests."""
     right = correct_variant(alg, tree)
-    ghosts = 0 if tree is None else tree.num_agents - 1
+    search = right.search
+    ghosts = tree.num_agents - 1
     found = [
-        Variant("ghosts treated as MAX (every agent maximising)", "max", right.prune),
-        *_mixed_with_max(right, ghosts),
-        *_depth_mistakes(right),
+        Variant(
+            "ghosts treated as MAX (every agent maximising)",
+            replace(search, layers=(MAX,) * ghosts),
+        ),
+        *_mixed_with_max(search, ghosts),
+        *_depth_mistakes(search),
     ]
     if alg == "AlphaBetaAgent":
         found += [
             Variant(
                 "alpha-beta pruning on equality (it must prune only when a value is strictly "
                 "greater than beta, or strictly less than alpha)",
-                "min",
-                "equal",
+                replace(search, prune_on_equal=True),
             ),
-            Variant("minimax without any pruning", "min", None),
-            replace(
-                right,
-                description="alpha-beta without the root's bound (the root must pass its best "
-                "value so far to the next child as alpha)",
-                root_unbounded=True,
+            Variant("minimax without any pruning", replace(search, algorithm=MINIMAX)),
+            Variant(
+                "alpha-beta without the root's bound (the root must pass its best value so far "
+                "to the next child as alpha)",
+                replace(search, root_unbounded=True),
             ),
         ]
     # Mistakes about chance and layers come first: on such trees ghosts-as-MAX and the like
     # can agree with them by coincidence, and the specific name is the useful one.
     specific: list[Variant] = []
-    weighted = right.ghost == "weighted"
     if alg == "ExpectimaxAgent":
-        if weighted:
+        if search.weights is not None:
             specific.append(
                 Variant(
                     "chance nodes averaged uniformly where the test gives probabilities (a chance "
                     "node is worth the sum of probability times value over its children)",
-                    "avg",
+                    replace(search, ghost_model=None),
                 )
             )
         else:
-            specific += [replace(right, description=text, divisor=by) for by, text in _DIVISORS]
+            specific += [
+                Variant(text, replace(search, chance_divisor=by)) for by, text in _DIVISORS
+            ]
         found.append(
-            Variant("ghosts taking the minimum (minimax) instead of the average", "min", None)
+            Variant(
+                "ghosts taking the minimum (minimax) instead of the average", SearchConfig(MINIMAX)
+            )
         )
-    if alg == "ExpectiminimaxAgent" and right.layers:
-        specific += _layer_mistakes(right, weighted)
+    if alg == "ExpectiminimaxAgent" and search.layers:
+        specific += _layer_mistakes(search)
     found = specific + found
     if alg == "MinimaxAgent":
-        found += [Variant("ghosts averaging (expectimax) instead of minimising", "avg", None)]
+        found += [
+            Variant("ghosts averaging (expectimax) instead of minimising", SearchConfig(EXPECTIMAX))
+        ]
     # A mistake that searches exactly as the right search does cannot be told from it.
-    return [v for v in found if replace(v, description="correct") != right]
+    return [v for v in found if not v.searches_like(right)]
 
 
 #: A plain chance node divided by the wrong number: (the divisor, the mistake).
@@ -185,82 +182,77 @@ _DIVISORS = (
 )
 
 
-def _depth_mistakes(right: Variant) -> list[Variant]:
+def _depth_mistakes(right: SearchConfig) -> list[Variant]:
     """The right search with its depth counted wrong."""
     return [
-        replace(
-            right,
-            description="depth counted per agent move instead of per round (one unit of depth "
-            "is a move by Pac-Man and every ghost)",
-            per_move=True,
+        Variant(
+            "depth counted per agent move instead of per round (one unit of depth is a move by "
+            "Pac-Man and every ghost)",
+            replace(right, depth_per_agent=True),
         ),
-        replace(
-            right, description="a search one round too shallow (depth off by one)", depth_delta=-1
-        ),
-        replace(right, description="a search one round too deep (depth off by one)", depth_delta=1),
-        replace(
-            right,
-            description="evaluation before the depth limit (the last round stops after "
-            "Pac-Man's move, before the ghosts reply)",
-            partial=True,
+        Variant("a search one round too shallow (depth off by one)", right, depth_offset=-1),
+        Variant("a search one round too deep (depth off by one)", right, depth_offset=1),
+        Variant(
+            "evaluation before the depth limit (the last round stops after Pac-Man's move, "
+            "before the ghosts reply)",
+            replace(right, partial_ply=True),
         ),
     ]
 
 
-def _mixed_with_max(right: Variant, ghosts: int) -> list[Variant]:
+def _mixed_with_max(right: SearchConfig, ghosts: int) -> list[Variant]:
     """With two ghosts or more, the first ghost searched right and the later ones maximising,
     and the other way round (every ghost maximising is a mistake of its own)."""
     if ghosts < 2 or right.layers is not None:
         return []
-    verb, layer = ("minimising", "MIN") if right.ghost == "min" else ("averaging", "chance")
+    layer = right.layers_for(ghosts + 1)[0]  # every ghost's, the layers not being given
+    verb, name = ("minimising", "MIN") if layer == MIN else ("averaging", "chance")
     return [
-        replace(
-            right,
-            description=f"the first ghost {verb}, later ghosts maximising (every ghost is a "
-            f"{layer} layer)",
-            layers=(right.ghost, *("max",) * (ghosts - 1)),
+        Variant(
+            f"the first ghost {verb}, later ghosts maximising (every ghost is a {name} layer)",
+            replace(right, layers=(layer, *(MAX,) * (ghosts - 1))),
         ),
-        replace(
-            right,
-            description=f"the first ghost maximising, later ghosts {verb} (every ghost is a "
-            f"{layer} layer)",
-            layers=("max", *(right.ghost,) * (ghosts - 1)),
+        Variant(
+            f"the first ghost maximising, later ghosts {verb} (every ghost is a {name} layer)",
+            replace(right, layers=(MAX, *(layer,) * (ghosts - 1))),
         ),
     ]
 
 
-def _layer_mistakes(right: Variant, weighted: bool) -> list[Variant]:
+def _layer_mistakes(right: SearchConfig) -> list[Variant]:
     """Expectiminimax's mistakes about layers, where ``right`` gives each ghost's."""
     layers = right.layers or ()
     found = []
-    if weighted:
+    if right.weights is not None and CHANCE in layers:
         found.append(
-            replace(
-                right,
-                description="chance layers averaged uniformly where the test gives "
-                "probabilities (a chance node is worth the sum of probability times value "
-                "over its children)",
-                layers=tuple("avg" if r == "weighted" else r for r in layers),
+            Variant(
+                "chance layers averaged uniformly where the test gives probabilities (a chance "
+                "node is worth the sum of probability times value over its children)",
+                replace(right, ghost_model=None),
             )
         )
-    shown = " ".join("chance" if r != "min" else "min" for r in layers)
-    chance = "weighted" if weighted else "avg"
+    shown = " ".join(layers)
+    swapped = tuple(CHANCE if layer == MIN else MIN for layer in layers)
     found += [
-        Variant(f"every ghost a MIN layer (minimax), where the layers are {shown}", "min"),
-        Variant(f"every ghost a chance layer (expectimax), where the layers are {shown}", chance),
-        replace(
-            right,
-            description=f"MIN and chance swapped, where the layers are {shown}",
-            layers=tuple(chance if r == "min" else "min" for r in layers),
+        Variant(
+            f"every ghost a MIN layer (minimax), where the layers are {shown}",
+            SearchConfig(MINIMAX),
+        ),
+        Variant(
+            f"every ghost a chance layer (expectimax), where the layers are {shown}",
+            SearchConfig(EXPECTIMAX, ghost_model=right.ghost_model),
+        ),
+        Variant(
+            f"MIN and chance swapped, where the layers are {shown}",
+            replace(right, layers=swapped),
         ),
     ]
     reverse = tuple(reversed(layers))
-    if reverse != found[-1].layers:  # with two ghosts, reversing is swapping
+    if reverse != swapped:  # with two ghosts, reversing is swapping
         found.append(
-            replace(
-                right,
-                description=f"the layers in reverse order, where they are {shown} from ghost 1 on",
-                layers=reverse,
+            Variant(
+                f"the layers in reverse order, where they are {shown} from ghost 1 on",
+                replace(right, layers=reverse),
             )
         )
     return found
