@@ -12,10 +12,12 @@ made it, and the watched function gives the value of every leaf. From these
 - a node is MAX (Pac-Man to move), MIN (a ghost) or CHANCE (a ghost, for an
   expectimax search), and a *leaf* when the search evaluated it;
 - an inner node's value is backed up from its expanded children (max, min,
-  or the probability-weighted mean), as the search backs them up;
+  or the probability-weighted mean) by the search's own rule
+  (:func:`agents.backup.backed_up`);
 - legal actions a node never expanded are its ``pruned`` actions (alpha-beta's
   cut branches); for an alpha-beta search each node also gets the alpha and
-  beta it was searched with, replayed from its siblings' values;
+  beta it was searched with, replayed from its siblings' values by the search's
+  rule (:func:`agents.backup.narrowed`);
 - the chosen action, and the principal variation: from the root along the
   chosen action, then at each MAX or MIN node its first child whose value is
   the node's (a chance node ends it).
@@ -35,10 +37,13 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from agents.backup import backed_up, checked_weights, narrowed
+from agents.models import GhostModel
 from agents.search_config import CHANCE, MAX, MIN
+from agents.search_state import SearchState
 from pacman.errors import AgentCrashed, PacmanError
 from pacman.recording import ExpansionLog
 from pacman.view.tree_model import TreeModel, TreeNode
@@ -102,7 +107,7 @@ def algorithm_of(agent: object) -> str:
 
 def observe(
     agent: object,
-    state: Any,
+    state: SearchState,
     *,
     algorithm: str | None = None,
     title: str = "",
@@ -120,7 +125,7 @@ def observe(
     log = ExpansionLog()
     if report is not None:
         log.report_every(*report)
-    watched: list[tuple[str, Any, bool]] = []
+    watched: list[tuple[str, Callable[..., Any], bool]] = []
     for name in _EVALUATION_NAMES:
         function = getattr(agent, name, None)
         if callable(function):
@@ -193,7 +198,7 @@ def _algorithm_note(agent: object, algorithm: str | None) -> str:
 
 def from_log(
     log: ExpansionLog,
-    root_state: Any,
+    root_state: SearchState,
     action: str | None,
     *,
     algorithm: str = "minimax",
@@ -201,7 +206,7 @@ def from_log(
     title: str = "",
     depth: int | None = None,
     layers: Sequence[str] | None = None,
-    ghost_model: Callable[[Any, int], dict[str, float]] | None = None,
+    ghost_model: GhostModel | None = None,
 ) -> SearchTree:
     """The tree of the search that ``log`` watched from ``root_state`` (its first root).
 
@@ -270,11 +275,7 @@ def from_log(
     return tree
 
 
-def _mark(
-    node: TreeNode,
-    nodes: list[TreeNode],
-    ghost_model: Callable[[Any, int], dict[str, float]] | None,
-) -> None:
+def _mark(node: TreeNode, nodes: list[TreeNode], ghost_model: GhostModel | None) -> None:
     """A node's outcome (win, lose), its legal actions never expanded and, for a chance node,
     its children's probabilities (the ghost model's; uniform without one)."""
     state = node.state
@@ -293,28 +294,28 @@ def _mark(
         legal = []
     node.pruned = [action for action in legal if action not in expanded]
     if node.kind == CHANCE:
-        weights = _chance_weights(ghost_model, state, node.agent)
+        weights = _chance_weights(ghost_model, state, node.agent, legal)
         # Without a model the ghost moves uniformly among its legal moves.
         share = 1.0 / max(1, len(legal) or len(node.children))
         for child in node.children:
-            move = nodes[child].action
+            move = nodes[child].action or ""  # (a child always has the action that made it)
             nodes[child].probability = share if weights is None else float(weights.get(move, 0.0))
 
 
 def _chance_weights(
-    model: Callable[[Any, int], dict[str, float]] | None, state: Any, agent: int
-) -> dict[str, float] | None:
-    """The model's probabilities of the ghost's moves, or None (uniform) where it has none."""
+    model: GhostModel | None, state: object, agent: int, legal: Sequence[str]
+) -> Mapping[str, float] | None:
+    """The model's probabilities of the ghost's moves, checked as the search checks them,
+    or None (uniform) where it has none."""
     if model is None:
         return None
     try:
-        weights = model(state, agent)
+        return checked_weights(model(state, agent), legal, state, agent)
     except Exception:
         return None
-    return weights if isinstance(weights, dict) else None
 
 
-def _asks(state: Any, method: str) -> bool:
+def _asks(state: object, method: str) -> bool:
     try:
         return bool(getattr(state, method)())
     except Exception:
@@ -332,33 +333,28 @@ def _renumbered(nodes: list[TreeNode]) -> list[TreeNode]:
 
 
 def _back_up(nodes: list[TreeNode]) -> None:
+    """Each inner node's value from its children's that have one, as the search backed it up."""
     # A child is always made after its parent, so going down the ids visits children first.
     for node in reversed(nodes):
         if not node.children or node.leaf:
             continue
-        values = [
-            (nodes[child].value, nodes[child].probability)
-            for child in node.children
-            if nodes[child].value is not None
-        ]
+        values: list[float] = []
+        weights: list[float] = []
+        for child in node.children:
+            value, probability = nodes[child].value, nodes[child].probability
+            if value is not None:
+                values.append(value)
+                weights.append(1.0 if probability is None else probability)
         if not values:
             continue
-        if node.kind == MAX:
-            node.value = max(value for value, _ in values)
-        elif node.kind == MIN:
-            node.value = min(value for value, _ in values)
-        else:
-            weights = [p if p is not None else 1.0 for _, p in values]
-            if len(set(weights)) == 1:
-                # Uniform: summed then divided, as expectimax does, so the values are equal.
-                node.value = sum(v for v, _ in values) / len(values)
-            else:
-                # sum(p * value) in the children's order, as the search adds them up.
-                total = 0.0
-                for (v, _), w in zip(values, weights, strict=True):
-                    total += w * v
-                weight = sum(weights)
-                node.value = total if abs(weight - 1.0) < 1e-9 else total / weight
+        if node.kind != CHANCE or len(set(weights)) == 1:
+            # MAX, MIN, or a uniform chance node: summed then divided, as expectimax does.
+            node.value = backed_up(node.kind, values)
+            continue
+        total = backed_up(CHANCE, values, weights)
+        weight = sum(weights)
+        # Weights that do not add up to 1 (a search that left out moves it weighs): their mean.
+        node.value = total if abs(weight - 1.0) < 1e-9 else total / weight
 
 
 def _alpha_beta(nodes: list[TreeNode]) -> None:
@@ -368,19 +364,11 @@ def _alpha_beta(nodes: list[TreeNode]) -> None:
         if not node.children or node.alpha is None or node.beta is None:
             continue
         alpha, beta = node.alpha, node.beta
-        best = -math.inf if node.kind == MAX else math.inf
         for child_id in node.children:
             child = nodes[child_id]
             child.alpha, child.beta = alpha, beta
-            value = child.value
-            if value is None:
-                continue
-            if node.kind == MAX and value > best:
-                best = value
-                alpha = max(alpha, best)
-            elif node.kind == MIN and value < best:
-                best = value
-                beta = min(beta, best)
+            if child.value is not None:
+                alpha, beta = narrowed(node.kind, alpha, beta, child.value)
 
 
 def principal_variation(tree: SearchTree) -> list[int]:
