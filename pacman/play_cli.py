@@ -395,7 +395,7 @@ class _Games:
                     batch(spec, self.count),
                     jobs=self.options.jobs,
                     scheduler=self.options.scheduler,
-                    observers_for=self.observers_for,
+                    observers=[self.watching(index) for index in range(self.count)],
                     progress=self.progress,
                 ):
                     if index < self.training:
@@ -423,8 +423,9 @@ class _Games:
                 self.close()
         return code
 
-    def observers_for(self, index: int) -> list[Any]:
-        """Who watches game ``index``: the display and the game's own recorders."""
+    def watching(self, index: int) -> list[Any]:
+        """Who watches game ``index``: the display and the game's own recorders (made before
+        the run: they open no file until their game starts). Nobody watches training games."""
         if index < self.training:
             return []
         watching = [self.display] if self.display is not None else []
