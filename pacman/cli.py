@@ -20,7 +20,7 @@ from pacman.errors import (
     UsageError,
     machine_problem,
 )
-from pacman.play_cli import AUTO_RECORD, play_games, replay_game
+from pacman.play_cli import AUTO_RECORD, PlayOptions, play_games, replay_game
 
 #: CS188's long flags: an abbreviation that fits one of these and a newer flag means the CS188 one.
 CS188_FLAGS = (
@@ -243,30 +243,76 @@ def resolve_abbreviations(parser: argparse.ArgumentParser, argv: Sequence[str]) 
     return resolved
 
 
-def _check(options: argparse.Namespace) -> None:
+def parse_options(argv: Sequence[str]) -> PlayOptions:
+    """The run's options, read from ``argv`` and checked once (a ``UsageError`` names a flag)."""
+    parser = build_parser()
+    options = _play_options(parser.parse_args(resolve_abbreviations(parser, argv)))
+    _check(options)
+    return options
+
+
+def _play_options(parsed: argparse.Namespace) -> PlayOptions:
+    """The parsed flags as the run reads them: typed, named, frozen (not yet checked)."""
+    return PlayOptions(
+        layout=parsed.layout,
+        pacman=parsed.pacman,
+        agent_args=parsed.agentArgs,
+        ghosts=parsed.ghosts,
+        num_ghosts=parsed.numghosts,
+        games=parsed.numGames,
+        training_games=parsed.numTraining,
+        catch_exceptions=parsed.catchExceptions,
+        timeout=parsed.timeout,
+        max_moves=parsed.max_moves,
+        isolation=parsed.isolation,
+        fix_random_seed=parsed.fixRandomSeed,
+        seed=parsed.seed,
+        game_secret=parsed.game_secret,
+        jobs=parsed.jobs,
+        scheduler=parsed.scheduler,
+        text=parsed.textGraphics,
+        quiet=parsed.quietTextGraphics,
+        zoom=parsed.zoom,
+        frame_time=parsed.frameTime,
+        theme=parsed.theme,
+        values=parsed.values,
+        web_port=parsed.web,
+        no_browser=parsed.no_browser,
+        replay=parsed.replay,
+        record=parsed.record,
+        json_lines=parsed.json,
+        stats=parsed.stats,
+        save_layout=parsed.save_layout,
+        gif=parsed.gif,
+        frames=parsed.frames,
+        html=parsed.html,
+    )
+
+
+def _check(options: PlayOptions) -> None:
     """Values argparse takes but no game can use: each a ``UsageError`` naming its flag."""
     limits = [
-        ("-n/--numGames", options.numGames, 1),
-        ("-k/--numghosts", options.numghosts, 0),
-        ("-x/--numTraining", options.numTraining, 0),
+        ("-n/--numGames", options.games, 1),
+        ("-k/--numghosts", options.num_ghosts, 0),
+        ("-x/--numTraining", options.training_games, 0),
         ("--jobs", options.jobs, 1),
-        ("--frameTime", options.frameTime, 0),
+        ("--frameTime", options.frame_time, 0),
     ]
     for flag, value, least in limits:
         if value < least:
             raise UsageError(f"{flag} {value}: must be at least {least}")
-    for flag, value in (("-z/--zoom", options.zoom), ("--timeout", options.timeout)):
-        if value is not None and value <= 0:
-            raise UsageError(f"{flag} {value}: must be positive")
-    if options.no_browser and options.web is None:
+    for flag, number in (("-z/--zoom", options.zoom), ("--timeout", options.timeout)):
+        if number is not None and number <= 0:
+            raise UsageError(f"{flag} {number}: must be positive")
+    if options.no_browser and options.web_port is None:
         raise UsageError("--no-browser: only with --web")
     if options.max_moves is not None and options.max_moves < 1:
         raise UsageError(f"--max-moves {options.max_moves}: must be at least 1")
-    if options.numTraining >= options.numGames and options.numTraining:
+    if options.training_games >= options.games and options.training_games:
         raise UsageError(
-            f"-x/--numTraining {options.numTraining}: must be less than -n/--numGames {options.numGames}"
+            f"-x/--numTraining {options.training_games}: must be less than -n/--numGames {options.games}"
         )
-    if (options.jobs > 1 or options.scheduler) and options.numTraining:
+    if (options.jobs > 1 or options.scheduler) and options.training_games:
         raise UsageError(
             "--jobs/--scheduler cannot be used with -x/--numTraining: "
             "training needs one agent across games"
@@ -295,12 +341,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return tree(args[1:], prog="pacman tree")
     from pacman.execution import Interrupted
 
-    parser = build_parser()
     try:
-        options = parser.parse_args(resolve_abbreviations(parser, args))
-        _check(options)
+        options = parse_options(args)
         if options.replay:
-            return replay_game(options)
+            return replay_game(options.replay, options)
         return play_games(options)
     except PacmanError as error:
         print(f"pacman: {error}", file=sys.stderr)

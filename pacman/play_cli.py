@@ -7,12 +7,12 @@ lines. A user's mistake is raised as a ``PacmanError``, which the command prints
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,49 @@ AUTO_RECORD = "<auto>"
 DEFAULT_TIMEOUT = 30.0
 
 
+@dataclass(frozen=True, kw_only=True)
+class PlayOptions:
+    """What one ``pacman`` run asks for: its flags, parsed and checked once by
+    :mod:`pacman.cli`. Each field's comment names its flag; the defaults are the parser's."""
+
+    # What is played.
+    layout: str  #: -l/--layout: a name, a .lay file or random:WxH[,...]
+    pacman: str  #: -p/--pacman
+    agent_args: str | None  #: -a/--agentArgs, as given (``depth=2,evalFn=better``)
+    ghosts: str  #: -g/--ghosts
+    num_ghosts: int  #: -k/--numghosts: at most this many ghosts
+    games: int  #: -n/--numGames, the training games among them
+    training_games: int  #: -x/--numTraining: the first games, played unseen and uncounted
+    catch_exceptions: bool  #: -c/--catchExceptions
+    timeout: float | None  #: --timeout, in seconds
+    max_moves: int | None  #: --max-moves
+    isolation: str  #: --isolation: "none" or "sandbox"
+    fix_random_seed: bool  #: -f/--fixRandomSeed
+    seed: int | None  #: --seed
+    game_secret: str | None  #: --game-secret (TEXT or @FILE)
+    # Where the games are played.
+    jobs: int  #: --jobs
+    scheduler: str | None  #: --scheduler
+    # How they are shown.
+    text: bool  #: -t/--textGraphics
+    quiet: bool  #: -q/--quietTextGraphics: no display
+    zoom: float  #: -z/--zoom
+    frame_time: float  #: --frameTime, in seconds
+    theme: str  #: --theme
+    values: bool  #: --values: the search overlay
+    web_port: int | None  #: --web [PORT] (0: a free port); None: no browser view
+    no_browser: bool  #: --no-browser
+    # What they leave behind, or what is replayed instead.
+    replay: str | None  #: --replay FILE
+    record: str | None  #: -r/--record [FILE] (:data:`AUTO_RECORD` without FILE)
+    json_lines: str | None  #: --json FILE
+    stats: bool  #: --stats
+    save_layout: str | None  #: --save-layout FILE
+    gif: str | None  #: --gif FILE
+    frames: str | None  #: --frames DIR
+    html: str | None  #: --html FILE
+
+
 def _numbered(path: str, index: int, count: int) -> str:
     """``game.gif`` for a single game; ``game-1.gif``, ``game-2.gif``... for several (as CS188 counts)."""
     if count == 1:
@@ -42,22 +85,22 @@ def _numbered(path: str, index: int, count: int) -> str:
     return str(file.with_name(f"{file.stem}-{index + 1}{file.suffix}"))
 
 
-def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name: str | None) -> Any:
+def _make_display(options: PlayOptions, wants_keyboard: bool, agent_name: str | None) -> Any:
     """The window, text (``-t``, or where no window opens and nobody needs the keyboard) or none."""
-    if options.web is not None:
-        return _web_display(options, agent_name)
-    if options.quietTextGraphics:
+    if options.web_port is not None:
+        return _web_display(options.web_port, options, agent_name)
+    if options.quiet:
         return None
     from pacman.view.text import TextDisplay
 
-    if options.textGraphics:
-        return TextDisplay(frame_time=options.frameTime)
+    if options.text:
+        return TextDisplay(frame_time=options.frame_time)
     try:
         from pacman.view.pygame_view import PygameDisplay
 
         return PygameDisplay(
             zoom=options.zoom,
-            frame_time=options.frameTime,
+            frame_time=options.frame_time,
             theme=options.theme,
             agent_name=agent_name,
             values=options.values,
@@ -67,16 +110,16 @@ def _make_display(options: argparse.Namespace, wants_keyboard: bool, agent_name:
             cause = getattr(error, "reason", error)
             raise _keyboard_cannot_play(options, f"and none can be opened here ({cause})") from None
         print(f"pacman: {error}; showing the game as text instead", file=sys.stderr)
-        return TextDisplay(frame_time=options.frameTime)
+        return TextDisplay(frame_time=options.frame_time)
 
 
-def _web_display(options: argparse.Namespace, agent_name: str | None) -> Any:
-    """The browser view (``--web``): its server started, its URL printed, a browser opened."""
+def _web_display(port: int, options: PlayOptions, agent_name: str | None) -> Any:
+    """The browser view (``--web [PORT]``): its server started, its URL printed, a browser opened."""
     from pacman.view.web import WebDisplay
 
     display = WebDisplay(
-        options.web,
-        frame_time=options.frameTime,
+        port,
+        frame_time=options.frame_time,
         theme=options.theme,
         agent_name=agent_name,
         values=options.values,
@@ -89,7 +132,7 @@ def _web_display(options: argparse.Namespace, agent_name: str | None) -> Any:
     return display
 
 
-def _keyboard_cannot_play(options: argparse.Namespace, why: str) -> UsageError:
+def _keyboard_cannot_play(options: PlayOptions, why: str) -> UsageError:
     """The keyboard agent cannot play: ``why``, and a command that shows a game here instead."""
     layout = shlex.quote(options.layout)
     watch = f"pacman -p GreedyAgent -t -l {layout}"
@@ -100,9 +143,7 @@ def _keyboard_cannot_play(options: argparse.Namespace, why: str) -> UsageError:
     )
 
 
-def _frame_recorder(
-    options: argparse.Namespace, index: int, count: int, agent_name: str | None
-) -> Any:
+def _frame_recorder(options: PlayOptions, index: int, count: int, agent_name: str | None) -> Any:
     """The GIF and PNG frames (``--gif``, ``--frames``) of counted game ``index`` of ``count``."""
     from pacman.view.frames import FrameRecorder
 
@@ -112,24 +153,22 @@ def _frame_recorder(
         gif=gif,
         frames_dir=folder,
         zoom=options.zoom,
-        frame_time=options.frameTime,
+        frame_time=options.frame_time,
         theme=options.theme,
         agent_name=agent_name,
         values=options.values,
     )
 
 
-def _html_replay(
-    options: argparse.Namespace, index: int, count: int, agent_name: str | None
-) -> Any:
-    """The HTML replay (``--html``) of counted game ``index`` of ``count``."""
+def _html_replay(path: str, options: PlayOptions, agent_name: str | None) -> Any:
+    """A game's HTML replay (``--html``), written to ``path``."""
     from pacman.view.html_replay import HtmlReplay
 
     return HtmlReplay(
-        _numbered(options.html, index, count),
+        path,
         theme=options.theme,
         agent_name=agent_name,
-        frame_time=options.frameTime,
+        frame_time=options.frame_time,
         values=options.values,
     )
 
@@ -159,15 +198,15 @@ def print_summary(results: Sequence[Any], stream: Any = None) -> None:
     print("Record:       ", ", ".join("Win" if win else "Loss" for win in wins), file=stream)
 
 
-def replay_game(options: argparse.Namespace) -> int:
+def replay_game(record_file: str, options: PlayOptions) -> int:
     """``pacman --replay FILE``: show a recorded game again; returns the exit code."""
     from pacman.records import load_record, replay
 
     try:
-        record = load_record(options.replay)
+        record = load_record(record_file)
     except UnicodeDecodeError as error:  # load_record reads the file as text and lets this through
         raise PacmanError(
-            f"--replay {options.replay}: not a game record (byte "
+            f"--replay {record_file}: not a game record (byte "
             f"0x{error.object[error.start]:02x} at offset {error.start} is not UTF-8 text)"
         ) from None
     name = record.get("pacman")
@@ -176,11 +215,11 @@ def replay_game(options: argparse.Namespace) -> int:
     if options.gif or options.frames:
         observers.append(_frame_recorder(options, 0, 1, name))
     if options.html:
-        observers.append(_html_replay(options, 0, 1, name))
+        observers.append(_html_replay(options.html, options, name))
     try:
         result = replay(record, observers)
     except PacmanError as error:
-        raise PacmanError(f"--replay {options.replay}: {error}") from None
+        raise PacmanError(f"--replay {record_file}: {error}") from None
     finally:
         for observer in observers:
             close = getattr(observer, "close", None)
@@ -195,12 +234,12 @@ def replay_game(options: argparse.Namespace) -> int:
     return 0
 
 
-def _check_outputs(options: argparse.Namespace) -> None:
+def _check_outputs(options: PlayOptions) -> None:
     """Every output path is checked (and its folders made) before the first game."""
     from pacman.outputs import prepare_output_file, prepare_output_folder
 
-    if options.json:
-        prepare_output_file("--json", options.json)
+    if options.json_lines:
+        prepare_output_file("--json", options.json_lines)
     if options.record and options.record != AUTO_RECORD:
         prepare_output_file("--record", options.record)
     if options.gif:
@@ -213,22 +252,18 @@ def _check_outputs(options: argparse.Namespace) -> None:
         prepare_output_folder("--frames", options.frames)
 
 
-def play_games(options: argparse.Namespace) -> int:
+def play_games(options: PlayOptions) -> int:
     """Play the games ``options`` ask for and report them as CS188 does; returns the exit code."""
     layout = _layout(options)
     agents, agent_args = _agents(options)
     agent_name = agents[0].name
     wants_keyboard = agent_name == "KeyboardAgent"
     parallel = options.jobs > 1 or options.scheduler is not None
-    if parallel and options.web is not None:
+    if parallel and options.web_port is not None:
         raise UsageError(
             "--web shows games as they are played, one at a time: leave out --jobs/--scheduler"
         )
-    if (
-        wants_keyboard
-        and options.web is None
-        and (options.textGraphics or options.quietTextGraphics or parallel)
-    ):
+    if wants_keyboard and options.web_port is None and (options.text or options.quiet or parallel):
         raise _keyboard_without_window(options)
     seed = _seed(options)
     display = _display(options, parallel, wants_keyboard, agent_name)
@@ -240,7 +275,7 @@ def play_games(options: argparse.Namespace) -> int:
     return code
 
 
-def _layout(options: argparse.Namespace) -> Layout:
+def _layout(options: PlayOptions) -> Layout:
     """The layout played, saved with ``--save-layout``; its warnings printed."""
     from pacman.layout import load_layout, playable
     from pacman.mazegen import save_layout
@@ -253,7 +288,7 @@ def _layout(options: argparse.Namespace) -> Layout:
 
 
 def _agents(
-    options: argparse.Namespace,
+    options: PlayOptions,
 ) -> tuple[tuple[ResolvedAgent, ResolvedAgent], dict[str, str]]:
     """Pac-Man's agent and the ghosts', each resolved once for the run; Pac-Man's arguments."""
     from pacman.loading import accepts, parse_agent_args
@@ -261,28 +296,28 @@ def _agents(
 
     pacman = resolve_agent(options.pacman, "agent", options.isolation)
     ghost = resolve_agent(options.ghosts, "ghost", options.isolation)
-    agent_args = parse_agent_args(options.agentArgs)
+    agent_args = parse_agent_args(options.agent_args)
     if (
-        options.numTraining
+        options.training_games
         and "numTraining" not in agent_args
         and pacman.cls is not None
         and accepts(pacman.cls, "numTraining")
     ):
         # As CS188 does, for learning agents; others would fail on an argument they never use.
-        agent_args["numTraining"] = str(options.numTraining)
+        agent_args["numTraining"] = str(options.training_games)
     return (pacman, ghost), agent_args
 
 
-def _keyboard_without_window(options: argparse.Namespace) -> UsageError:
+def _keyboard_without_window(options: PlayOptions) -> UsageError:
     """The keyboard agent with -t, -q, --jobs or --scheduler: which flag keeps the window shut,
     or, where none could open anyway, why not."""
     from pacman.view.pygame_view import missing_display
 
     flag = (
         "-t"
-        if options.textGraphics
+        if options.text
         else "-q"
-        if options.quietTextGraphics
+        if options.quiet
         else "--jobs"
         if options.jobs > 1
         else "--scheduler"
@@ -296,18 +331,16 @@ def _keyboard_without_window(options: argparse.Namespace) -> UsageError:
     )
 
 
-def _seed(options: argparse.Namespace) -> int:
+def _seed(options: PlayOptions) -> int:
     """The first game's seed: ``--seed S``, 0 with ``-f``, else a fresh one."""
     if options.seed is not None:
         return options.seed
-    if options.fixRandomSeed:
+    if options.fix_random_seed:
         return 0
     return random.SystemRandom().randrange(2**31)
 
 
-def _display(
-    options: argparse.Namespace, parallel: bool, wants_keyboard: bool, agent_name: str
-) -> Any:
+def _display(options: PlayOptions, parallel: bool, wants_keyboard: bool, agent_name: str) -> Any:
     """The display of serial games (``None``: none); the output paths are checked first."""
     if not parallel:
         _check_outputs(options)
@@ -317,13 +350,13 @@ def _display(
             "--gif/--frames/--html record games one at a time: leave out --jobs/--scheduler"
         )
     _check_outputs(options)
-    if not options.quietTextGraphics:
+    if not options.quiet:
         print("pacman: --jobs/--scheduler play without a display", file=sys.stderr)
     return None
 
 
 def _spec(
-    options: argparse.Namespace,
+    options: PlayOptions,
     layout: Layout,
     agents: tuple[ResolvedAgent, ResolvedAgent],
     agent_args: dict[str, str],
@@ -338,11 +371,11 @@ def _spec(
         pacman=options.pacman,
         pacman_args=agent_args,
         ghost=options.ghosts,
-        num_ghosts=options.numghosts,
+        num_ghosts=options.num_ghosts,
         seed=seed,
-        catch_exceptions=options.catchExceptions,
+        catch_exceptions=options.catch_exceptions,
         # CS188 times agents only with -c; an explicit --timeout is a limit either way.
-        timeout=options.timeout or (DEFAULT_TIMEOUT if options.catchExceptions else None),
+        timeout=options.timeout or (DEFAULT_TIMEOUT if options.catch_exceptions else None),
         max_moves=options.max_moves,
         keep_notes=bool(options.record),
         isolation=options.isolation,
@@ -358,7 +391,7 @@ class _Games:
 
     def __init__(
         self,
-        options: argparse.Namespace,
+        options: PlayOptions,
         layout: Layout,
         display: Any,
         agent_name: str,
@@ -370,12 +403,12 @@ class _Games:
         self.layout = layout
         self.display = display
         self.agent_name = agent_name
-        self.count = options.numGames
-        self.training = options.numTraining
+        self.count = options.games
+        self.training = options.training_games
         #: Each counted game's result by index, as the games finish.
         self.results: dict[int, Any] = {}
         self.recorders: list[Any] = []
-        self.lines = StreamedLines(options.json) if options.json else None
+        self.lines = StreamedLines(options.json_lines) if options.json_lines else None
         self.extra = {"pacman_args": agent_args, "ghost": options.ghosts}
         # A bar instead of a line per game, for long runs nobody watches on a terminal.
         self.progress = display is None and self.count >= 10 and sys.stderr.isatty()
@@ -395,7 +428,7 @@ class _Games:
                     batch(spec, self.count),
                     jobs=self.options.jobs,
                     scheduler=self.options.scheduler,
-                    observers_for=self.observers_for,
+                    observers=[self.watching(index) for index in range(self.count)],
                     progress=self.progress,
                 ):
                     if index < self.training:
@@ -407,7 +440,7 @@ class _Games:
             except QuitRequested as quit:
                 print(f"pacman: {quit}; stopping", file=sys.stderr)
             except Interrupted as stop:
-                where = f"; results in {self.options.json}" if self.options.json else ""
+                where = f"; results in {self.options.json_lines}" if self.options.json_lines else ""
                 print(
                     f"pacman: interrupted: {len(self.results)} of {self.count - self.training} "
                     f"games{where}",
@@ -423,8 +456,9 @@ class _Games:
                 self.close()
         return code
 
-    def observers_for(self, index: int) -> list[Any]:
-        """Who watches game ``index``: the display and the game's own recorders."""
+    def watching(self, index: int) -> list[Any]:
+        """Who watches game ``index``: the display and the game's own recorders (made before
+        the run: they open no file until their game starts). Nobody watches training games."""
         if index < self.training:
             return []
         watching = [self.display] if self.display is not None else []
@@ -436,7 +470,8 @@ class _Games:
             self.recorders.append(recorder)
             watching.append(recorder)
         if options.html:
-            page = _html_replay(options, counted, self.count - self.training, self.agent_name)
+            path = _numbered(options.html, counted, self.count - self.training)
+            page = _html_replay(path, options, self.agent_name)
             self.recorders.append(page)
             watching.append(page)
         return watching
@@ -456,7 +491,7 @@ class _Games:
                 if options.record == AUTO_RECORD
                 else _numbered(options.record, index - self.training, self.count - self.training)
             )
-            layout_ghosts = min(options.numghosts, self.layout.num_ghosts)
+            layout_ghosts = min(options.num_ghosts, self.layout.num_ghosts)
             write_atomically(name, json.dumps(game_record(result, self.layout, layout_ghosts)))
 
     def show(self, result: Any) -> None:
@@ -470,14 +505,14 @@ class _Games:
         """An agent crash that ends the run: one line, with what was kept."""
         hint = "" if isinstance(crash, AgentExited) else " (use -c to record crashes and go on)"
         finished = f"{len(self.results)} finished game{'' if len(self.results) == 1 else 's'}"
-        kept = f"; {finished} kept in {self.options.json}" if self.lines else ""
+        kept = f"; {finished} kept in {self.options.json_lines}" if self.lines else ""
         print(f"pacman: {crash}{hint}{kept}", file=sys.stderr)
 
     def close(self) -> None:
         """Every file whole, even after a run stopped half way; the browser view told."""
         for recorder in self.recorders:
             recorder.close()
-        if self.options.web is not None and self.display is not None:
+        if self.options.web_port is not None and self.display is not None:
             self.display.close()
         if self.lines is not None:
             self.lines.finish()

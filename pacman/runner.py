@@ -11,7 +11,7 @@ import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
@@ -358,18 +358,21 @@ def stream_games(
     jobs: int = 1,
     scheduler: str | None = None,
     executor: Executor | None = None,
-    observers_for: Callable[[int], Sequence[object]] | None = None,
+    observers: Sequence[Sequence[object]] = (),
     progress: bool = False,
 ) -> Iterator[tuple[int, GameResult]]:
     """Play the games, yielding ``(index, result)`` as each game finishes.
 
     Serially (``jobs == 1``, no scheduler, no executor) one Pac-Man agent serves
-    every game, as in CS188, and observers may watch. Otherwise each game builds
+    every game, as in CS188, and ``observers[i]`` (if given, one sequence per game)
+    watch game ``i``. Otherwise each game builds
     its own agents on a worker: ``jobs`` local processes, the Dask ``scheduler``
     (``"local"`` for a LocalCluster of ``jobs`` workers), or ``executor``; games
     go there with their layout and agent files (:func:`portable`). Stopping the
     iteration early (an exception, an interruption) kills the local workers.
     """
+    if observers and len(observers) != len(specs):
+        raise ValueError(f"observers for {len(observers)} games, but {len(specs)} games")
     specs = with_secret(specs)
     bar = progress_bar(len(specs), "game", progress)
     scope = ExitStack()
@@ -383,8 +386,7 @@ def stream_games(
             for index, spec in enumerate(specs):
                 if pacman is None:
                     pacman = _build("agent", spec, **spec.pacman_args)
-                observers = observers_for(index) if observers_for else ()
-                end = play_to_end(spec, observers, pacman)
+                end = play_to_end(spec, observers[index] if observers else (), pacman)
                 bar.update()
                 yield index, end.result
                 end.outcome()  # stopped on its final board: the game counted, the run stops
@@ -407,7 +409,7 @@ def run_games(
     jobs: int = 1,
     scheduler: str | None = None,
     executor: Executor | None = None,
-    observers_for: Callable[[int], Sequence[object]] | None = None,
+    observers: Sequence[Sequence[object]] = (),
     progress: bool = False,
 ) -> Iterator[GameResult]:
     """Play the games (as :func:`stream_games`), yielding results in game order."""
@@ -417,7 +419,7 @@ def run_games(
         jobs=jobs,
         scheduler=scheduler,
         executor=executor,
-        observers_for=observers_for,
+        observers=observers,
         progress=progress,
     ):
         yield from order.add(index, result)

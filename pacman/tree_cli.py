@@ -12,13 +12,32 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pacman.commandline import CommandParser
 from pacman.errors import AgentCrashed, PacmanError, UsageError
 
-__all__ = ["main", "start_state"]
+__all__ = ["TreeOptions", "main", "parse_options", "start_state"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TreeOptions:
+    """What one ``pacman tree`` run asks for: its flags, parsed and checked once
+    (:func:`parse_options`). Each field's comment names its flag."""
+
+    pacman: str | None  #: -p/--pacman; None: AlphaBetaAgent, or the test's alg
+    agent_args: str | None  #: -a/--agentArgs, as given; None: depth 2, or the test's
+    layout: str  #: -l/--layout: whose start is searched
+    num_ghosts: int  #: -k/--numghosts: at most this many ghosts
+    replay: str | None  #: --replay FILE: a game record to search from
+    move: int | None  #: --move N: before Pac-Man's move N of --replay (None: the start)
+    test_file: str | None  #: --test FILE: a GraphGameTreeTest whose tree is searched
+    algorithm: str | None  #: --algorithm; None: from the agent
+    html: str | None  #: --html FILE
+    text: bool  #: --text: the text too, with --html
+    text_ply: int | None  #: --text-ply N
 
 
 def build_parser(prog: str = "pacman tree") -> argparse.ArgumentParser:
@@ -91,18 +110,18 @@ def _record_state(path: str, move: int) -> tuple[Any, str]:
     raise UsageError(f"--move {move}: {path} has only {played} Pac-Man moves")
 
 
-def start_state(options: argparse.Namespace) -> tuple[Any, str, dict[str, str]]:
+def start_state(options: TreeOptions) -> tuple[Any, str, dict[str, str]]:
     """The state to search, words for where it comes from, and the test's fields (if any)."""
-    if options.test and options.replay:
+    if options.test_file and options.replay:
         raise UsageError("--test and --replay each give a state: use one")
     if options.move is not None and not options.replay:
         raise UsageError(
             f"--move {options.move}: only with --replay FILE (a recorded game's position "
             "before Pac-Man's move N)"
         )
-    if options.test:
-        state, fields = tree_test_start(options.test)
-        return state, f"on {Path(options.test).name}", fields
+    if options.test_file:
+        state, fields = tree_test_start(options.test_file)
+        return state, f"on {Path(options.test_file).name}", fields
     if options.replay:
         state, where = _record_state(options.replay, 1 if options.move is None else options.move)
         return state, where, {}
@@ -113,7 +132,7 @@ def start_state(options: argparse.Namespace) -> tuple[Any, str, dict[str, str]]:
     for warning in layout.warnings:
         print(f"pacman tree: warning: {warning}", file=sys.stderr)
     return (
-        GameState.initial(layout, min(options.numghosts, layout.num_ghosts)),
+        GameState.initial(layout, min(options.num_ghosts, layout.num_ghosts)),
         f"from {layout.name}'s start",
         {},
     )
@@ -159,26 +178,23 @@ def _describe(state: Any) -> str:
     return str(state)
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: TreeOptions) -> int:
+    """Search from the state ``options`` give, and show the tree; returns the exit code."""
     from pacman.loading import build_agent, parse_agent_args
     from pacman.outputs import prepare_output_file, write_atomically
     from pacman.runner import agent_class
     from pacman.view.searchtree import observe
     from pacman.view.tree_text import to_text
 
-    if options.numghosts < 0:
-        raise UsageError(f"-k/--numghosts {options.numghosts}: must be at least 0")
-    if options.text_ply is not None and options.text_ply < 0:
-        raise UsageError(f"--text-ply {options.text_ply}: must be at least 0")
     if options.html:
         prepare_output_file("--html", options.html)
     state, where, fields = start_state(options)
     name = options.pacman or fields.get("alg", "AlphaBetaAgent").strip()
     from pacman.loading import accepts
 
-    args: dict[str, Any] = parse_agent_args(options.agentArgs)
+    args: dict[str, Any] = parse_agent_args(options.agent_args)
     cls = agent_class(name, "agent")
-    if not options.agentArgs:
+    if not options.agent_args:
         # The search the test expects (its depth, layers and probabilities), else depth 2:
         # the arguments of it that the agent takes.
         wanted = expected_agent_args(fields, state) if fields else {"depth": 2}
@@ -211,12 +227,33 @@ def _name_only(state: Any) -> str:
     return "" if "\n" in text else text
 
 
+def parse_options(argv: Sequence[str], prog: str = "pacman tree") -> TreeOptions:
+    """The run's options, read from ``argv`` and checked once (a ``UsageError`` names a flag)."""
+    parsed = build_parser(prog).parse_args(list(argv))
+    options = TreeOptions(
+        pacman=parsed.pacman,
+        agent_args=parsed.agentArgs,
+        layout=parsed.layout,
+        num_ghosts=parsed.numghosts,
+        replay=parsed.replay,
+        move=parsed.move,
+        test_file=parsed.test,
+        algorithm=parsed.algorithm,
+        html=parsed.html,
+        text=parsed.text,
+        text_ply=parsed.text_ply,
+    )
+    if options.num_ghosts < 0:
+        raise UsageError(f"-k/--numghosts {options.num_ghosts}: must be at least 0")
+    if options.text_ply is not None and options.text_ply < 0:
+        raise UsageError(f"--text-ply {options.text_ply}: must be at least 0")
+    return options
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "pacman tree") -> int:
     """``pacman tree ARGS``; returns the exit code."""
-    parser = build_parser(prog)
-    options = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
-        return run(options)
+        return run(parse_options(sys.argv[1:] if argv is None else argv, prog))
     except AgentCrashed as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 1

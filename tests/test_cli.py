@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from short_games import run_pacman_without_display
 
-from pacman.cli import build_parser, main, resolve_abbreviations
+from pacman.cli import build_parser, main, parse_options, resolve_abbreviations
 from pacman.loading import parse_agent_args
 
 
@@ -63,6 +64,27 @@ def test_cs188_defaults_and_abbreviations():
         "smallClassic",
         "<auto>",
     )
+
+
+def test_each_flag_reaches_its_own_play_option():
+    flags = "-n 3 -x 1 -l smallClassic -p GreedyAgent -a depth=2 -g DirectionalGhost -k 2 -c "
+    flags += "--timeout 5 --max-moves 9 --isolation sandbox -f --seed 4 --game-secret s -t -q "
+    flags += "-z 2 --frameTime 0 --theme light --values --web 8000 --no-browser --replay r.json "
+    flags += "-r g.json --json j.json --stats --save-layout l.lay --gif g.gif --frames f --html h"
+    options = parse_options(flags.split())
+    assert dataclasses.asdict(options) == {
+        "layout": "smallClassic", "pacman": "GreedyAgent", "agent_args": "depth=2",
+        "ghosts": "DirectionalGhost", "num_ghosts": 2, "games": 3, "training_games": 1,
+        "catch_exceptions": True, "timeout": 5.0, "max_moves": 9, "isolation": "sandbox",
+        "fix_random_seed": True, "seed": 4, "game_secret": "s", "jobs": 1, "scheduler": None,
+        "text": True, "quiet": True, "zoom": 2.0, "frame_time": 0.0, "theme": "light",
+        "values": True, "web_port": 8000, "no_browser": True, "replay": "r.json",
+        "record": "g.json", "json_lines": "j.json", "stats": True, "save_layout": "l.lay",
+        "gif": "g.gif", "frames": "f", "html": "h",
+    }  # fmt: skip
+    assert parse_options(["--jobs", "2"]).jobs == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.games = 4
 
 
 def test_agent_args_parse_as_cs188():

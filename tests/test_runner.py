@@ -118,8 +118,16 @@ def test_a_stop_on_the_final_board_keeps_the_game_that_ended(stop):
     seen = []
     with pytest.raises(type(stop)):
         for index, result in stream_games(
-            batch(spec, 3), observers_for=lambda index: [_StopOnFinalBoard(stop)]
+            batch(spec, 3), observers=[[_StopOnFinalBoard(stop)] for _ in range(3)]
         ):
             seen.append((index, result.score, result.win))
     alone = next(iter(stream_games(batch(spec, 1))))[1]
     assert seen == [(0, alone.score, alone.win)]
+
+
+def test_observers_are_given_one_sequence_per_game():
+    from pacman.runner import GameSpec, batch, stream_games
+
+    spec = GameSpec(layout="testClassic", pacman="GreedyAgent")
+    with pytest.raises(ValueError, match="observers for 1 games, but 2 games"):
+        next(iter(stream_games(batch(spec, 2), observers=[[]])))

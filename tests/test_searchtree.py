@@ -268,6 +268,20 @@ def test_record_move_and_bad_input(tmp_path, capsys):
     assert capsys.readouterr().err == "pacman tree: --text-ply -1: must be at least 0\n"
 
 
+def test_each_tree_flag_reaches_its_own_option():
+    from dataclasses import asdict
+
+    from pacman.tree_cli import parse_options
+
+    flags = "-p ExpectimaxAgent -a depth=1 -l testClassic -k 1 --replay g.json --move 3 "
+    flags += "--test t.test --algorithm expectimax --html t.html --text --text-ply 2"
+    assert asdict(parse_options(flags.split())) == {
+        "pacman": "ExpectimaxAgent", "agent_args": "depth=1", "layout": "testClassic",
+        "num_ghosts": 1, "replay": "g.json", "move": 3, "test_file": "t.test",
+        "algorithm": "expectimax", "html": "t.html", "text": True, "text_ply": 2,
+    }  # fmt: skip
+
+
 def test_a_crashing_agent_is_one_line_and_exit_1(tmp_path, capsys):
     code = tmp_path / "myAgents.py"
     code.write_text(
