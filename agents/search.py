@@ -37,7 +37,6 @@ from agents.search_config import (
     EVALUATION,
     EXPECTIMAX,
     EXPECTIMINIMAX,
-    LEGAL,
     MAX,
     MIN,
     MINIMAX,
@@ -141,25 +140,19 @@ _CLOCK_EVERY = 24  # table nodes between two readings of the clock
 
 def search(
     state: SearchState,
-    config: SearchConfig | int,
+    config: SearchConfig,
     evaluate: Callable[[SearchState], float],
-    kind: str | None = None,
     *,
-    layers: Sequence[str] | None = None,
-    ghost_model: GhostModel | None = None,
-    ordered: bool = False,
     table: Table | None = None,
     root_actions: Sequence[str] | None = None,
     deadline: float | None = None,
 ) -> SearchResult:
     """Pac-Man's best action in ``state`` by the search ``config`` describes.
 
-    ``config`` is a :class:`SearchConfig`, or in short a depth with ``kind`` (its
-    algorithm), ``layers``, ``ghost_model`` and ``ordered`` (children best first by
-    ``evaluate``): ``search(state, 2, evaluate, "alphabeta")``. Children of probability 0
-    are not generated. With ``ordered``, the children of a MAX or MIN node above the last
-    layer are all generated first and visited best first (highest for MAX, lowest for MIN;
-    ties in legal order); ``nodes`` counts those successor calls too.
+    ``search(state, SearchConfig(ALPHABETA, 2), evaluate)``. Children of probability 0 are
+    not generated. With ``ordering=EVALUATION``, the children of a MAX or MIN node above
+    the last layer are all generated first and visited best first by ``evaluate`` (highest
+    for MAX, lowest for MIN; ties in legal order); ``nodes`` counts those successor calls too.
 
     For iterative deepening: ``root_actions`` are the root's actions in the order to try
     them; ``table`` (a :data:`Table`, kept from one search to the next) is read and written
@@ -170,16 +163,6 @@ def search(
     :func:`time.perf_counter` time, read now and then at table nodes) the search stops with
     :class:`OutOfTime`.
     """
-    if not isinstance(config, SearchConfig):
-        config = SearchConfig(
-            MINIMAX if kind is None else kind,
-            config,
-            ghost_model,
-            None if layers is None else parse_layers(layers),
-            EVALUATION if ordered else LEGAL,
-        )
-    elif kind is not None or layers is not None or ghost_model is not None or ordered:
-        raise AgentError("search: give a SearchConfig, or a depth with kind, layers and so on")
     actions = list(state.get_legal_actions(0) if root_actions is None else root_actions)
     if not actions:
         raise AgentError(f"search: Pac-Man has no legal action in state {state}")

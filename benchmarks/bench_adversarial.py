@@ -30,7 +30,8 @@ import time
 
 from agents.anytime import AnytimeAgent
 from agents.evaluation import betterEvaluationFunction
-from agents.search import ALPHABETA, MINIMAX, search
+from agents.search import ALPHABETA, MINIMAX, SearchConfig, search
+from agents.search_config import EVALUATION
 from pacman.layout import load_layout
 from pacman.runner import GameSpec, batch, run_games
 from pacman.state import GameState
@@ -135,9 +136,9 @@ def nodes_table(depths: list[int]) -> None:
         f"{'ab ordered':>12}{'ID + TT':>10}{'ab/mm':>8}{'ord/mm':>8}"
     )
     for depth in depths:
-        minimax = search(state, depth, evaluate, MINIMAX)
-        plain = search(state, depth, evaluate, ALPHABETA)
-        ordered = search(state, depth, evaluate, ALPHABETA, ordered=True)
+        minimax = search(state, SearchConfig(MINIMAX, depth), evaluate)
+        plain = search(state, SearchConfig(ALPHABETA, depth), evaluate)
+        ordered = search(state, SearchConfig(ALPHABETA, depth, ordering=EVALUATION), evaluate)
         assert plain.action == ordered.action == minimax.action  # the same move, fewer nodes
         anytime = AnytimeAgent(time=1e6, max_depth=depth)
         anytime.get_action(state)

@@ -19,7 +19,7 @@ import time
 
 from agents.anytime import AnytimeAgent
 from agents.evaluation import betterEvaluationFunction, scoreEvaluationFunction
-from agents.search import ALPHABETA, MINIMAX, search
+from agents.search import ALPHABETA, MINIMAX, SearchConfig, search
 from pacman.layout import load_layout
 from pacman.state import GameState
 
@@ -28,7 +28,7 @@ def measure(state, depth, evaluate, kind, repeat):
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
-        result = search(state, depth, evaluate, kind)
+        result = search(state, SearchConfig(kind, depth), evaluate)
         times.append(time.perf_counter() - started)
     return result, statistics.median(times)
 

@@ -8,7 +8,7 @@ import pytest
 
 import agents
 from agents.evaluation import scoreEvaluationFunction
-from agents.search import ALPHABETA, search
+from agents.search import ALPHABETA, SearchConfig, search
 from pacman.agent import Agent
 from pacman.game import Game
 from pacman.gametree import GameTree
@@ -125,7 +125,9 @@ def test_search_agents_publish_root_values_and_the_principal_variation():
     pacman = agents.AlphaBetaAgent(depth=2)
     play(state, [pacman, RandomGhost(1)], observers=[listener], max_moves=1, seed=1)
     first = listener.searches[0]
-    assert first is not None and first == search(state, 2, scoreEvaluationFunction, ALPHABETA)
+    assert first is not None and first == search(
+        state, SearchConfig(ALPHABETA, 2), scoreEvaluationFunction
+    )
     assert (first.action, first.values, first.pv, first.depth, first.nodes) == (
         "West",
         {"West": 8.0, "Stop": -2.0, "East": 8.0},
@@ -148,7 +150,7 @@ def test_the_lecture_tree_search_result():
             "evaluation": "A 3\nB 12\nC 8\nD 5\nE 4\nF 6\nG 14\nH 1\nI 11",
         }
     )
-    result = search(tree.start, 1, scoreEvaluationFunction, ALPHABETA)
+    result = search(tree.start, SearchConfig(ALPHABETA, 1), scoreEvaluationFunction)
     # Right's 1 is a bound: alpha-beta stopped at H once min3 could not beat 4.
     assert result.values == {"Left": 3, "Center": 4, "Right": 1}
     assert result.pv == ("Center", "C")
@@ -190,7 +192,7 @@ def test_marks_are_drawn_on_exactly_their_cells():
 
 def test_the_overlay_puts_each_value_beside_pacman_and_draws_the_pv():
     state = small_state(1)
-    result = search(state, 2, scoreEvaluationFunction, ALPHABETA)
+    result = search(state, SearchConfig(ALPHABETA, 2), scoreEvaluationFunction)
     notes = BoardNotes([], result, state)
     surface = draw.render(state)
     geometry = draw.fit(surface.get_size(), state.layout)
@@ -211,7 +213,11 @@ def test_the_overlay_puts_each_value_beside_pacman_and_draws_the_pv():
 
 def test_draw_shows_depth_and_nodes_only_with_the_overlay():
     state = small_state(1)
-    notes = BoardNotes([((1, 1), (0, 255, 0))], search(state, 2, scoreEvaluationFunction), state)
+    notes = BoardNotes(
+        [((1, 1), (0, 255, 0))],
+        search(state, SearchConfig(depth=2), scoreEvaluationFunction),
+        state,
+    )
     plain = draw.render(state, caption="A")
     marked = draw.render(state, caption="A", notes=notes)
     shown = draw.render(state, caption="A", notes=notes, overlay=True)
@@ -240,7 +246,9 @@ def test_the_v_key_toggles_the_overlay_in_the_window():
         assert window.show_values is False
         state = small_state(1)
         window.initialize(state)
-        window.annotate(BoardNotes([], search(state, 1, scoreEvaluationFunction), state))
+        window.annotate(
+            BoardNotes([], search(state, SearchConfig(depth=1), scoreEvaluationFunction), state)
+        )
         pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_v))
         window.pump()
         assert window.show_values is True

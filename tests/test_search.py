@@ -15,8 +15,10 @@ from agents.search import (
     ExpectimaxAgent,
     ExpectiminimaxAgent,
     MinimaxAgent,
+    SearchConfig,
     search,
 )
+from agents.search_config import CHANCE, EVALUATION, MIN
 from pacman.errors import AgentError
 from pacman.gametree import GameTree
 from pacman.recording import ExpansionLog
@@ -109,7 +111,9 @@ def test_lecture_tree_alpha_beta_prunes_after_a_value_below_alpha():
 def test_lecture_tree_expectimax_averages():
     # Averages 23/3, 4, 22/3.
     assert play(EXPECTIMAX, LECTURE, 1) == ("Left", lines(LECTURE_ALL))
-    assert search(LECTURE.start, 1, scoreEvaluationFunction, EXPECTIMAX).value == 23 / 3
+    assert (
+        search(LECTURE.start, SearchConfig(EXPECTIMAX, 1), scoreEvaluationFunction).value == 23 / 3
+    )
 
 
 # Ties: both root moves are worth 5; the MIN node's first child equals alpha, so it must not prune.
@@ -199,7 +203,7 @@ def test_terminal_states_above_the_depth_limit(kind):
 def test_expectimax_with_terminal_states():
     action, calls = play(EXPECTIMAX, SHALLOW, 2)
     assert action == "R"  # (7 + 100) / 2 against -10
-    assert search(SHALLOW.start, 2, scoreEvaluationFunction, EXPECTIMAX).value == 53.5
+    assert search(SHALLOW.start, SearchConfig(EXPECTIMAX, 2), scoreEvaluationFunction).value == 53.5
     assert calls == play(MINIMAX, SHALLOW, 2)[1]
 
 
@@ -334,7 +338,7 @@ def test_full_binary_tree_depth_two_alpha_beta_against_minimax():
     assert minimax_action == alphabeta_action == "m0"
     # Left: min(max(min(9,3), min(14,6)), max(min(1,12), min(7,16))) = min(6, 7) = 6.
     # Right: min(max(min(2,11), min(5,15)), ...) = 5 at most.
-    assert search(full.start, 2, scoreEvaluationFunction, MINIMAX).value == 6
+    assert search(full.start, SearchConfig(MINIMAX, 2), scoreEvaluationFunction).value == 6
     assert alphabeta_calls == lines(
         """
         0 root m0 n0
@@ -387,9 +391,9 @@ def test_stats_count_nodes_and_evaluations():
 
 def test_search_rejects_bad_arguments():
     with pytest.raises(AgentError, match="unknown kind 'negamax'"):
-        search(LECTURE.start, 1, scoreEvaluationFunction, "negamax")
+        search(LECTURE.start, SearchConfig("negamax", 1), scoreEvaluationFunction)
     with pytest.raises(AgentError, match="no legal action in state A"):
-        search(LECTURE.state("A"), 1, scoreEvaluationFunction)
+        search(LECTURE.state("A"), SearchConfig(depth=1), scoreEvaluationFunction)
 
 
 def test_medium_classic_start_depth_two_matches_cs188():
@@ -403,7 +407,7 @@ def test_medium_classic_start_depth_two_matches_cs188():
     assert MinimaxAgent(depth=2).get_action(log.wrap(start)) == "West"
     assert (len(log), log.explored_count()) == (72, 59)
     assert [e.agent_index for e in log][:4] == [0, 1, 2, 0]
-    assert search(start, 4, scoreEvaluationFunction, MINIMAX).nodes == 8361
+    assert search(start, SearchConfig(MINIMAX, 4), scoreEvaluationFunction).nodes == 8361
     log.clear()
     assert AlphaBetaAgent(depth=2).get_action(log.wrap(start)) == "West"
     assert (len(log), log.explored_count()) == (44, 39)
@@ -469,12 +473,12 @@ NOTES = tree(2, "root go c\nc a A 1/2\nc b B 1/3\nc c C 1/6", "A 8\nB 24\nC -12"
 
 def test_the_notes_chance_node_is_worth_10():
     found = search(
-        NOTES.start, 1, scoreEvaluationFunction, EXPECTIMAX, ghost_model=NOTES.ghost_model
+        NOTES.start, SearchConfig(EXPECTIMAX, 1, NOTES.ghost_model), scoreEvaluationFunction
     )
     assert found[:4] == ("go", 10.0, 4, 3)
     assert (found.values, found.pv, found.depth) == ({"go": 10.0}, ("go",), 1)
     # Averaged uniformly it would be 20/3: the probabilities are what makes it 10.
-    assert search(NOTES.start, 1, scoreEvaluationFunction, EXPECTIMAX).value == 20 / 3
+    assert search(NOTES.start, SearchConfig(EXPECTIMAX, 1), scoreEvaluationFunction).value == 20 / 3
 
 
 # Left's chance node is worth 8/2 + 24/3 - 12/6 = 10; Right's 30/10 + 6*9/10 + 0*F = 8.4, and
@@ -512,7 +516,7 @@ def test_weighted_expectimax_value_action_and_expansion_order():
         ),
     )
     found = search(
-        WEIGHTED.start, 1, scoreEvaluationFunction, EXPECTIMAX, ghost_model=WEIGHTED.ghost_model
+        WEIGHTED.start, SearchConfig(EXPECTIMAX, 1, WEIGHTED.ghost_model), scoreEvaluationFunction
     )
     assert found.value == 10.0
     assert ExpectimaxAgent(depth=1).get_action(WEIGHTED.start) == "Right"
@@ -563,11 +567,8 @@ def test_expectiminimax_mixed_layers_value_action_and_expansion_order():
     assert agent.stats.nodes == 13
     value = search(
         MIXED.start,
-        1,
+        SearchConfig(EXPECTIMINIMAX, 1, MIXED.ghost_model, (MIN, CHANCE)),
         scoreEvaluationFunction,
-        EXPECTIMINIMAX,
-        layers=("min", "chance"),
-        ghost_model=MIXED.ghost_model,
     ).value
     assert value == 4.0
     assert ExpectiminimaxAgent(depth=1, layers="min:chance").get_action(MIXED.start) == "Left"
@@ -592,12 +593,14 @@ def test_uniform_model_is_cs188s_average_to_the_bit():
 
     for game in (LECTURE, WEIGHTED, MIXED):
         for depth in (1, 2):
-            plain = search(game.start, depth, scoreEvaluationFunction, EXPECTIMAX)
+            plain = search(game.start, SearchConfig(EXPECTIMAX, depth), scoreEvaluationFunction)
             named = ExpectimaxAgent(depth=depth, ghostModel="uniform")
             assert named.ghost_model is uniform
             assert weighted_play(named, game) == play(EXPECTIMAX, game, depth)
             assert (
-                search(game.start, depth, scoreEvaluationFunction, EXPECTIMAX, ghost_model=uniform)
+                search(
+                    game.start, SearchConfig(EXPECTIMAX, depth, uniform), scoreEvaluationFunction
+                )
                 == plain
             )
 
@@ -615,11 +618,13 @@ def test_layers_and_ghost_models_are_checked():
         AgentError, match=r"probabilities for agent 1 in state c sum to 0\.5, not 1"
     ):
         search(
-            NOTES.start, 1, scoreEvaluationFunction, EXPECTIMAX, ghost_model=lambda s, i: {"a": 0.5}
+            NOTES.start,
+            SearchConfig(EXPECTIMAX, 1, lambda s, i: {"a": 0.5}),
+            scoreEvaluationFunction,
         )
     with pytest.raises(AgentError, match="'z' with probability 1 for agent 1 in state c"):
         search(
-            NOTES.start, 1, scoreEvaluationFunction, EXPECTIMAX, ghost_model=lambda s, i: {"z": 1}
+            NOTES.start, SearchConfig(EXPECTIMAX, 1, lambda s, i: {"z": 1}), scoreEvaluationFunction
         )
 
 
@@ -639,8 +644,12 @@ def test_ordered_alpha_beta_plays_minimax_and_counts_every_successor_call():
     counts = []
     for depth in (2, 3):
         log = ExpansionLog()
-        found = search(log.wrap(start), depth, betterEvaluationFunction, ALPHABETA, ordered=True)
-        right = search(start, depth, betterEvaluationFunction, MINIMAX)
+        found = search(
+            log.wrap(start),
+            SearchConfig(ALPHABETA, depth, ordering=EVALUATION),
+            betterEvaluationFunction,
+        )
+        right = search(start, SearchConfig(MINIMAX, depth), betterEvaluationFunction)
         assert (found.action, found.value) == (right.action, right.value)
         assert found.nodes == len(log)
         counts.append(found.nodes)

@@ -10,7 +10,7 @@ import pytest
 
 import agents
 from agents.evaluation import scoreEvaluationFunction
-from agents.search import search
+from agents.search import SearchConfig, search
 from pacman.cli import main
 from pacman.gametree import GameTree
 from pacman.layout import load_layout
@@ -163,7 +163,10 @@ def test_expectimax_nodes_are_chance_nodes_with_probabilities():
     assert [n.value for n in chance] == [23 / 3, 5.0, 26 / 3]
     assert [n.probability for n in found if n.ply == 2] == [1 / 3] * 9
     assert found.action == "Right" and found.pv == [0, 9]  # a chance node ends the line
-    assert found.root.value == search(tree.start, 1, scoreEvaluationFunction, "expectimax").value
+    assert (
+        found.root.value
+        == search(tree.start, SearchConfig("expectimax", 1), scoreEvaluationFunction).value
+    )
 
 
 class _MonteCarloLike(agents.RandomAgent):
