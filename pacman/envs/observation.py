@@ -101,8 +101,8 @@ class GridEncoder:
             xs, ys = zip(*food, strict=True)
             array[FOOD, top - np.array(ys), np.array(xs)] = 1.0
         capsules = state.get_capsules()
-        for x, y in capsules:
-            array[CAPSULES, top - y, x] = 1.0
+        for x, y in capsules:  # whole cells (int() only tells the type checker so)
+            array[CAPSULES, top - int(y), int(x)] = 1.0
         self._food = len(food)
         self._capsules = len(capsules)
         self._marked = []

@@ -13,12 +13,15 @@ Compiled functions are cached on disk beside this file (Numba's ``cache=True``).
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from pacman.state import FOOD_SCORE, GHOST_SCORE, LOSE_PENALTY, SCARED_TIME, TIME_PENALTY, WIN_SCORE
 
+#: Numba, or None without the [fast] extra (a test sets it None to try that path).
+numba: ModuleType | None
 try:
     import numba
 except ImportError:  # the [fast] extra is not installed: the NumPy path alone
