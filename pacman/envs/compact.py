@@ -131,6 +131,9 @@ class FeatureEncoder:
             return self.array
         scale = self._scale
         distances = self._distances
+        # Its searches are looked up by positions: a whole cell (a capsule, a ghost on one)
+        # finds its distance, a scared ghost half-way between two cells none (distance() below).
+        search_from = cast("Callable[[Cell], dict[Position, int]]", distances.from_cell)
         ghosts = list(zip(state.get_ghost_positions(), state.get_scared_timers(), strict=True))
         capsules = state.get_capsules()
         food_left = state.get_num_food()
@@ -138,9 +141,7 @@ class FeatureEncoder:
         for action, cell in self._moves[state.get_pacman_position()].items():
             row = block[ACTION_ORDER.index(action)]
             # One breadth-first search per cell, kept by MazeDistances; a lookup per target.
-            # Looked up by positions: a whole cell (a capsule, a ghost on one) finds its
-            # distance, a scared ghost half-way between two cells none (distance() below).
-            steps_from = cast("dict[Position, int]", distances.from_cell(cell))
+            steps_from = search_from(cell)
             row[LEGAL] = 1.0
             row[EATS_FOOD] = has_food(*cell)
             row[FOOD_DISTANCE] = self._nearest_food(cell, has_food, food_left) / scale
