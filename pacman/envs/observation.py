@@ -70,7 +70,7 @@ class GridEncoder:
         self._food = -1
         self._capsules = -1
         #: The last fully built state and what it took: (state, array, marked, food, capsules).
-        self._saved: tuple | None = None
+        self._saved: tuple[GameState, np.ndarray, list[int], int, int] | None = None
 
     def cell(self, position: tuple[float, float]) -> tuple[int, int]:
         """The ``(row, column)`` of a game position (half cells rounded as the text view does)."""

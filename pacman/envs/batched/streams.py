@@ -49,7 +49,7 @@ class StreamRandom(random.Random):
         self._state = 0
         super().__init__(seed)
 
-    def seed(self, a: object = None, version: int = 2) -> None:  # type: ignore[override]
+    def seed(self, a: object = None, version: int = 2) -> None:
         if a is None:
             a = random.SystemRandom().getrandbits(64)
         if not isinstance(a, int):
