@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv
@@ -41,7 +41,8 @@ class PacmanAECEnv(MultiAgentGame, AECEnv):
     (``None``, ``"human"``, ``"rgb_array"``, ``"ansi"``).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    # Not a ClassVar: PettingZoo declares metadata per instance.
+    metadata: dict[str, Any] = {  # noqa: RUF012
         "name": "pacman_v0",
         **rendering.render_metadata(),
         "is_parallelizable": False,

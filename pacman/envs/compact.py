@@ -14,12 +14,13 @@ and what a move does. These two encoders hand it that knowledge:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from pacman.directions import ACTION_ORDER
-from pacman.distances import Cell, MazeDistances, maze_distances
+from pacman.distances import Cell, MazeDistances, Position, maze_distances
 from pacman.state import SCARED_TIME, maze_of
 
 if TYPE_CHECKING:
@@ -55,6 +56,11 @@ FEATURE_NAMES: tuple[str, ...] = (
 COUNT_FEATURES = (GHOST_DANGER, SCARED_GHOST_NEAR)
 
 
+def open_cells(layout: Layout) -> list[Cell]:
+    """The open cells of ``layout``: whole cells, though the maze keys its moves by positions."""
+    return cast("list[Cell]", list(maze_of(layout).pacman_moves))
+
+
 def longest_distance(layout: Layout) -> int:
     """The largest maze distance between two connected open cells (at least 1).
 
@@ -63,7 +69,7 @@ def longest_distance(layout: Layout) -> int:
     """
     distances = maze_distances(layout)
     longest, seen = 1, set()
-    for cell in maze_of(layout).pacman_moves:
+    for cell in open_cells(layout):
         if cell not in seen:
             part = [reached for reached, _ in distances.nearest_first(cell, keep=False)]
             seen.update(part)
@@ -125,6 +131,9 @@ class FeatureEncoder:
             return self.array
         scale = self._scale
         distances = self._distances
+        # Its searches are looked up by positions: a whole cell (a capsule, a ghost on one)
+        # finds its distance, a scared ghost half-way between two cells none (distance() below).
+        search_from = cast("Callable[[Cell], dict[Position, int]]", distances.from_cell)
         ghosts = list(zip(state.get_ghost_positions(), state.get_scared_timers(), strict=True))
         capsules = state.get_capsules()
         food_left = state.get_num_food()
@@ -132,7 +141,7 @@ class FeatureEncoder:
         for action, cell in self._moves[state.get_pacman_position()].items():
             row = block[ACTION_ORDER.index(action)]
             # One breadth-first search per cell, kept by MazeDistances; a lookup per target.
-            steps_from = distances.from_cell(cell)
+            steps_from = search_from(cell)
             row[LEGAL] = 1.0
             row[EATS_FOOD] = has_food(*cell)
             row[FOOD_DISTANCE] = self._nearest_food(cell, has_food, food_left) / scale
@@ -142,7 +151,7 @@ class FeatureEncoder:
             nearest_ghost = nearest_scared = scale
             scared_time = 0
             for position, timer in ghosts:
-                steps = steps_from.get(position)
+                steps: float | None = steps_from.get(position)
                 if steps is None:  # half-way between cells (scared), or walled off
                     steps = distances.distance(cell, position)
                 if timer:
@@ -159,7 +168,9 @@ class FeatureEncoder:
             row[SCARED_TIME_LEFT] = scared_time / SCARED_TIME
         return self.array
 
-    def _nearest_food(self, cell: tuple[int, int], has_food, food_left: int) -> float:
+    def _nearest_food(
+        self, cell: tuple[int, int], has_food: Callable[[int, int], bool], food_left: int
+    ) -> float:
         if not food_left:
             return 0.0
         for (x, y), steps in self._distances.nearest_first(cell):

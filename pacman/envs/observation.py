@@ -70,7 +70,7 @@ class GridEncoder:
         self._food = -1
         self._capsules = -1
         #: The last fully built state and what it took: (state, array, marked, food, capsules).
-        self._saved: tuple | None = None
+        self._saved: tuple[GameState, np.ndarray, list[int], int, int] | None = None
 
     def cell(self, position: tuple[float, float]) -> tuple[int, int]:
         """The ``(row, column)`` of a game position (half cells rounded as the text view does)."""
@@ -101,8 +101,8 @@ class GridEncoder:
             xs, ys = zip(*food, strict=True)
             array[FOOD, top - np.array(ys), np.array(xs)] = 1.0
         capsules = state.get_capsules()
-        for x, y in capsules:
-            array[CAPSULES, top - y, x] = 1.0
+        for x, y in capsules:  # whole cells (int() only tells the type checker so)
+            array[CAPSULES, top - int(y), int(x)] = 1.0
         self._food = len(food)
         self._capsules = len(capsules)
         self._marked = []

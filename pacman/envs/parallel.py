@@ -9,7 +9,7 @@ played.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from pettingzoo import ParallelEnv
@@ -41,7 +41,8 @@ class PacmanParallelEnv(MultiAgentGame, ParallelEnv):
     truncated after ``max_cycles`` steps; then ``agents`` is empty.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    # Not a ClassVar: PettingZoo declares metadata per instance.
+    metadata: dict[str, Any] = {  # noqa: RUF012
         "name": "pacman_parallel_v0",
         **rendering.render_metadata(),
     }

@@ -10,7 +10,7 @@ pygame is imported only here, and only when a frame or window is asked for.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -204,7 +204,7 @@ class GameRendering:
     ``metadata["render_fps"]`` and stays open until ``close()``.
     """
 
-    metadata: ClassVar[dict[str, Any]]
+    metadata: dict[str, Any]  # per instance, as Gymnasium and PettingZoo declare it
     render_mode: str | None
     _window: HumanView | None = None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -41,11 +41,11 @@ def ghost_factory(ghost: str | GhostFactory) -> GhostFactory:
         return lambda index, rng: cls(index, rng=rng)
     if callable(ghost):
         return ghost
-    cls = GHOST_ALIASES.get(str(ghost)) or GHOST_TYPES.get(str(ghost))
-    if cls is None:
+    named = GHOST_ALIASES.get(str(ghost)) or GHOST_TYPES.get(str(ghost))
+    if named is None:
         known = ", ".join([*GHOST_ALIASES, *GHOST_TYPES])
         raise PacmanError(f"unknown ghost {ghost!r}; known: {known}")
-    return lambda index, rng: cls(index, rng=rng)
+    return lambda index, rng: named(index, rng=rng)
 
 
 def check_illegal_action(illegal_action: str) -> None:
@@ -201,7 +201,7 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
     - v0: first version.
     """
 
-    metadata: ClassVar[dict[str, Any]] = rendering.render_metadata()
+    metadata: dict[str, Any] = rendering.render_metadata()
 
     def __init__(
         self,
@@ -235,7 +235,7 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
         self.channel_names = self._encoder.names
 
         grid = spaces.Box(0.0, 1.0, self._encoder.shape, np.float32)
-        self.action_space = spaces.Discrete(len(ACTIONS))
+        self.action_space: spaces.Discrete = spaces.Discrete(len(ACTIONS))
         self._features: FeatureEncoder | None = None
         self._window_encoder: WindowEncoder | None = None
         if observation == "grid":
@@ -297,6 +297,7 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         reward, illegal = self.advance(action)
         state = self.state
+        assert state is not None, "advance() left the new state"
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, state.is_terminal(), False, self.current_info(illegal)
@@ -404,8 +405,10 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
         """The array observation of the current state, owned by an encoder: copy to keep it."""
         state = self.state
         if self._features is not None:
+            assert state is not None, "reset() comes first"
             return self._features.encode(state)
         if self._window_encoder is not None:
+            assert state is not None, "reset() comes first"
             return self._window_encoder.encode(self._encoder.array, state.get_pacman_position())
         return self._encoder.array
 

@@ -11,7 +11,7 @@ copying observations and merging info dicts one game at a time.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from gymnasium.vector import VectorEnv
@@ -51,7 +51,14 @@ def autoreset_setting(autoreset_mode: Any, metadata: dict[str, Any]) -> tuple[bo
     return mode == "same_step", metadata
 
 
-def check_open(env: VectorEnv) -> None:
+class Closable(Protocol):
+    """An environment that knows whether ``close()`` ended it (a vector env, or one game)."""
+
+    @property
+    def closed(self) -> bool: ...
+
+
+def check_open(env: Closable) -> None:
     """PacmanError if ``env`` was closed: its games are gone, a step would play nothing real."""
     if env.closed:
         raise PacmanError(
@@ -87,7 +94,8 @@ class PacmanVectorEnv(VectorEnv):
     argument (``observation`` ``"grid"``, ``"features"`` or ``"window"``).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    # Not a ClassVar: Gymnasium declares metadata per instance (an env may set its own).
+    metadata: dict[str, Any] = {  # noqa: RUF012
         "render_modes": ["rgb_array", "ansi"],
         "render_fps": 10,
     }
@@ -121,7 +129,9 @@ class PacmanVectorEnv(VectorEnv):
         self.channel_names = first.channel_names
         self.feature_names = getattr(first, "feature_names", None)
 
-        self._observations = np.zeros(self.observation_space.shape, dtype=np.float32)
+        shape = self.observation_space.shape
+        assert shape is not None, "array observations batch into a Box, which has a shape"
+        self._observations = np.zeros(shape, dtype=np.float32)
         self._masks = np.zeros((num_envs, first.action_space.n), dtype=np.int8)
         self._scores = np.zeros(num_envs, dtype=np.float64)
         self._illegal = np.zeros(num_envs, dtype=bool)
@@ -198,7 +208,9 @@ class PacmanVectorEnv(VectorEnv):
             self._record(index, env, illegal)
             self._elapsed[index] += 1
             rewards[index] = reward
-            terminations[index] = env.state.is_terminal()
+            state = env.state
+            assert state is not None, "advance() left the new state"
+            terminations[index] = state.is_terminal()
             truncations[index] = limit is not None and self._elapsed[index] >= limit
             if terminations[index] or truncations[index]:
                 finished.append(index)
@@ -271,6 +283,7 @@ class PacmanVectorEnv(VectorEnv):
     def _record(self, index: int, env: PacmanEnv, illegal: bool) -> None:
         """Copy game ``index``'s channels, mask and score into the batch."""
         state = env.state
+        assert state is not None, "a recorded game was reset"
         self._observations[index] = env.observation_array()
         self._masks[index] = env.legal_mask()
         self._scores[index] = state.get_score()
@@ -278,7 +291,11 @@ class PacmanVectorEnv(VectorEnv):
 
     def _info(self, chosen: np.ndarray | None = None) -> dict[str, Any]:
         """The batched info; after a partial reset only the ``chosen`` games have entries."""
-        info = {"action_mask": self._masks, "score": self._scores, "illegal": self._illegal}
+        info: dict[str, np.ndarray] = {
+            "action_mask": self._masks,
+            "score": self._scores,
+            "illegal": self._illegal,
+        }
         batched: dict[str, Any] = {}
         for key, values in info.items():
             values = values.copy()

@@ -160,7 +160,8 @@ def pack_installed(folder: str, root: str) -> str:
     if (
         dist is None
         or info is None
-        or os.path.realpath(dist.locate_file("pacman/__init__.py")) != running
+        # str(): locate_file is typed as returning a bare SimplePath; it is a pathlib.Path.
+        or os.path.realpath(str(dist.locate_file("pacman/__init__.py"))) != running
     ):
         raise UsageError(
             f"--gradescope-bundle: the grader at {root} is neither a checkout (no "

@@ -204,7 +204,9 @@ def _grade_one(
     else:
         questions = load_suite(job.test_root, options.question)
     with tempfile.TemporaryDirectory(prefix="pacman-grade-") as private:
-        stage, staged, uid, files = private, [], allocate_uid(), {}
+        stage, uid = private, allocate_uid()
+        staged: list[str] = []
+        files: dict[str, bytes] = {}
         if job.student_code:
             try:
                 files = read_submission(

@@ -82,10 +82,10 @@ def _check_import(ctx: Context) -> tuple[str | None, str]:
         reply = ctx.call(worker, "load", "importing the student files")
     except (WorkerDied, WorkerTimeout) as error:
         return worker_problem(error), worker.output()
-    error = reply.get("error")
-    if error is None:
+    import_error = reply.get("error")
+    if import_error is None:
         return None, worker.output()
-    return f"Your code could not be imported: {str(error)[:2000]}", worker.output()
+    return f"Your code could not be imported: {str(import_error)[:2000]}", worker.output()
 
 
 def _safe_run(test: TestCase, ctx: Context, solution: TestFile, skip: str | None) -> TestResult:

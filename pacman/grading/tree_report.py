@@ -135,8 +135,11 @@ def report_page(data: Mapping[str, Any], title: str) -> str:
     config = config_from_test(data["alg"], data["depth"], tree_game)
     expected = observe(agent_class(**config.agent_args()), tree_game.start, title=title)
     nodes = expected.nodes
-    # The correct calls (parent, action, child) in order; the student's drawn ones.
-    gold = [(str(nodes[n.parent].state), n.action, str(n.state)) for n in nodes[1:]]
+    # The correct calls (parent, action, child) in order (every node but the root, which
+    # alone has no parent); the student's drawn ones.
+    gold = [
+        (str(nodes[n.parent].state), n.action, str(n.state)) for n in nodes if n.parent is not None
+    ]
     overlay = _student_overlay(expected, data, config.layers_for(tree_game.num_agents))
     mine, marks, notes = overlay["mine"], overlay["marks"], overlay["notes"]
     cut = data["calls"] - len(mine)

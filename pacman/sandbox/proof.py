@@ -188,11 +188,11 @@ def prove_function() -> str | None:
                 state = state.generate_successor(1, ghost.get_action(state))
     except OSError as error:
         reason = error.strerror or type(error).__name__
-        path = str(error.filename or "a file it needs")
-        closed = _closed_folder(path) if error.filename else None
+        unreadable = str(error.filename or "a file it needs")
+        closed = _closed_folder(unreadable) if error.filename else None
         if closed is not None:
             reason += f": {closed} is closed to other users"
-        return f"it cannot read {path} ({reason})"
+        return f"it cannot read {unreadable} ({reason})"
     except ImportError as error:
         return f"it cannot import {error.name} from {os.path.dirname(pacman.__file__)}"
     except Exception as error:  # the grader's own code failing: say what, not where

@@ -167,6 +167,8 @@ def show(
         result = replay(record, observers)
     else:
         result = _play(layout, pacman, ghosts, agent_args, num_ghosts, seed, max_moves, observers)
+    # Played here, not in a worker (whose results alone drop their final state).
+    assert result.final_state is not None
     data.end(result.final_state, result, record)
     assert data.data is not None
     shown = ShownGame(result, data.data, shown=handle is not None)

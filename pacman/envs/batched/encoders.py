@@ -31,9 +31,10 @@ from pacman.envs.compact import (
     SCARED_GHOST_NEAR,
     SCARED_TIME_LEFT,
     longest_distance,
+    open_cells,
 )
 from pacman.envs.observation import CAPSULES, FOOD, PACMAN, WALLS, channel_names
-from pacman.state import SCARED_TIME, maze_of
+from pacman.state import SCARED_TIME
 
 #: A maze distance standing for "not reachable": above every real one.
 FAR = np.iinfo(np.int16).max
@@ -61,7 +62,8 @@ class BatchedGrid:
         ghost_channels = np.arange(g) if per_ghost_channels else np.zeros(g, np.int64)
         self._ghost_offsets = ((PACMAN + 1 + ghost_channels) * cells)[:, None]
         self._scared_offset = (channels - 1) * cells
-        self._templates: dict[int, np.ndarray] = {}
+        #: slot -> (its board's version, its template)
+        self._templates: dict[int, tuple[int, np.ndarray]] = {}
         # What the compiled marks read of the layout of the planes (see kernel.mark_grid).
         self._layout = (
             self._rows,
@@ -201,9 +203,9 @@ class BatchedFeatures:
             distances = maze_distances(layout)
             table = self._distances[slot]
             table[:] = FAR
-            open_cells = list(maze_of(layout).pacman_moves)
-            number = {cell: grid.cell(*cell) for cell in open_cells}
-            for cell in open_cells:
+            cells = open_cells(layout)
+            number = {cell: grid.cell(*cell) for cell in cells}
+            for cell in cells:
                 steps = distances.from_cell(cell)
                 table[number[cell], [number[c] for c in steps]] = list(steps.values())
             self._scales[slot] = float(longest_distance(layout))

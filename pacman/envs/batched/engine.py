@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pacman.envs.batched import choices, kernel
-from pacman.envs.batched.boards import NAME_BIT, STOP_CODE, BoardSlots
+from pacman.envs.batched.boards import NAME_BIT, NAME_ORDER, STOP_CODE, BoardSlots
 from pacman.envs.batched.streams import Streams
 from pacman.envs.limits import check_num_envs, game_bytes
 from pacman.errors import PacmanError
@@ -104,7 +104,7 @@ class BatchedGames:
         self._choice = choices.choice_table()
         self._first_legal = choices.first_legal_table()
         # Half-cell offsets of the four moves in name order, for DirectionalGhost's distances.
-        order = choices.NAME_ORDER
+        order = NAME_ORDER
         self._dx = np.array([[-1, 0, 1, 0, 0][c] for c in order], np.int64)
         self._dy = np.array([[0, 0, 0, 1, -1][c] for c in order], np.int64)
         self._weights = (1 << np.arange(4)).astype(np.int64)
@@ -115,7 +115,7 @@ class BatchedGames:
         self.compiled = kernel.available() if compiled is None else bool(compiled)
         self._tables = self._kernel_tables() if self.compiled else ()
 
-    def _kernel_tables(self) -> tuple:
+    def _kernel_tables(self) -> kernel.Tables:
         """The lookup tables the kernel reads, in its order (see ``kernel``)."""
         grid, boards = self.grid, self.boards
         return (
@@ -140,7 +140,7 @@ class BatchedGames:
             self.ghost_kind == "directional",
         )
 
-    def _kernel_state(self) -> tuple:
+    def _kernel_state(self) -> kernel.Arrays:
         """The state arrays the kernel moves in place, in its order."""
         return (
             self.pacman,
@@ -338,7 +338,9 @@ class BatchedGames:
             return self._uniform[bits]
         return self._directional[self._directional_key(index, bits)]
 
-    def _directional_key(self, index: int, bits: np.ndarray) -> tuple:
+    def _directional_key(
+        self, index: int, bits: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(scared, legal, best)`` indices of DirectionalGhost's table for every game."""
         grid = self.grid
         position = self.ghosts[index]

@@ -16,7 +16,7 @@ layout is a distribution (``layout="random:20x11"``: a new board each episode).
 from __future__ import annotations
 
 import operator
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -73,7 +73,9 @@ class PacmanBatchedVectorEnv(VectorEnv):
     when it imports, or False for NumPy).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 10}
+    # Not a ClassVar: Gymnasium declares metadata per instance (an env may set its own).
+    metadata: dict[str, Any] = {"render_modes": [], "render_fps": 10}  # noqa: RUF012
+    single_observation_space: spaces.Box  # every observation kind here is an array
 
     def __init__(
         self,
@@ -121,9 +123,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         self.copy = bool(copy)
         self._set_observation(observation, per_ghost_channels, int(window_radius))
         self.single_action_space = spaces.Discrete(len(ACTION_ORDER))
-        self.observation_space = _shared_bounds(
-            batch_space(self.single_observation_space, num_envs), self.single_observation_space
-        )
+        self.observation_space = _shared_bounds(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._elapsed = np.zeros(num_envs, dtype=np.int64)
         self._autoreset = np.zeros(num_envs, dtype=bool)
@@ -325,6 +325,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         batched: dict[str, Any] = {}
         for key, values in info.items():
             if partial:
+                assert chosen is not None  # partial: only the chosen games were reset
                 values[~chosen] = 0
             batched[key] = values
             batched[f"_{key}"] = present.copy()
@@ -358,7 +359,8 @@ class PacmanBatchedEnv(gym.Env):
     ghosts draw from the batched game's stream: the same moves, without a batch's overhead.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 10}
+    # Not a ClassVar: Gymnasium declares metadata per instance (an env may set its own).
+    metadata: dict[str, Any] = {"render_modes": [], "render_fps": 10}  # noqa: RUF012
 
     def __init__(self, **kwargs: Any) -> None:
         self.vector = PacmanBatchedVectorEnv(1, **kwargs)  # checks the arguments, gives spaces
@@ -435,12 +437,15 @@ class PacmanBatchedEnv(gym.Env):
         return self.action_mask().astype(bool)
 
 
-def _shared_bounds(batched: spaces.Box, single: spaces.Box) -> spaces.Box:
-    """``batched`` with its bound arrays made views of ``single``'s, repeated without copies.
+def _shared_bounds(single: spaces.Box, num_envs: int) -> spaces.Box:
+    """``single`` batched for ``num_envs`` games, its bound arrays views of ``single``'s,
+    repeated without copies.
 
     ``batch_space`` stores the bounds and their flags once per game: 13 KB a game on
     mediumClassic's grid, more than twice what the games and their observations take.
     """
+    batched = batch_space(single, num_envs)
+    assert isinstance(batched, spaces.Box), "batch_space makes a Box of a Box"
     for name in ("low", "high", "bounded_below", "bounded_above"):
         setattr(batched, name, np.broadcast_to(getattr(single, name), batched.shape))
     return batched

@@ -13,16 +13,30 @@ Compiled functions are cached on disk beside this file (Numba's ``cache=True``).
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from pacman.state import FOOD_SCORE, GHOST_SCORE, LOSE_PENALTY, SCARED_TIME, TIME_PENALTY, WIN_SCORE
 
+#: Numba, or None without the [fast] extra (a test sets it None to try that path).
+numba: ModuleType | None
 try:
     import numba
 except ImportError:  # the [fast] extra is not installed: the NumPy path alone
     numba = None
+
+#: The arrays a function here moves in place (``BatchedGames._kernel_state``'s, in its order).
+Arrays = tuple[np.ndarray, ...]
+_A = np.ndarray
+#: What the moves only read, ``BatchedGames._kernel_tables``: 17 tables (``tables[0]`` to
+#: ``[16]``), the grid's row stride, whether the ghosts are directional.
+Tables = tuple[_A, _A, _A, _A, _A, _A, _A, _A, _A, _A, _A, _A, _A, _A, _A, _A, _A, int, bool]
+#: The layout of the planes ``mark_grid`` writes, ``BatchedGrid._layout``: row and ghost
+#: offsets, cells a plane, the food, capsule and Pac-Man channels, the scared offset, and
+#: whether each ghost has its own channel.
+PlaneLayout = tuple[_A, _A, int, int, int, int, int, bool]
 
 RUNNING, WON, LOST = 0, 1, -1
 STOP = 1  # Stop's action code (ACTION_ORDER)
@@ -73,7 +87,7 @@ def _touches(ghost: int, pacman_q: int, row_stride: int) -> bool:
 
 
 @_inline
-def _settle(state: tuple, game: int, ghost: int, can_lose: bool) -> bool:
+def _settle(state: Arrays, game: int, ghost: int, can_lose: bool) -> bool:
     """Ghost ``ghost`` touches Pac-Man: a scared one is eaten; else True if Pac-Man is caught."""
     ghosts = state[3]
     ghost_facing = state[4]
@@ -93,7 +107,7 @@ def _settle(state: tuple, game: int, ghost: int, can_lose: bool) -> bool:
 
 
 @_inline
-def _move_pacman(state: tuple, tables: tuple, game: int, action: int) -> bool:
+def _move_pacman(state: Arrays, tables: Tables, game: int, action: int) -> bool:
     """Pac-Man's move in ``game``; True where the action was illegal (played as Stop)."""
     pacman = state[0]
     pacman_q = state[1]
@@ -142,7 +156,7 @@ def _move_pacman(state: tuple, tables: tuple, game: int, action: int) -> bool:
 
 
 @_inline
-def _ghost_choice(state: tuple, tables: tuple, game: int, ghost: int, bits: int) -> int:
+def _ghost_choice(state: Arrays, tables: Tables, game: int, ghost: int, bits: int) -> int:
     """The move ghost ``ghost``'s policy draws in ``game`` (its stream advances once)."""
     pacman_q = state[1]
     ghosts = state[3]
@@ -183,7 +197,7 @@ def _ghost_choice(state: tuple, tables: tuple, game: int, ghost: int, bits: int)
 
 
 @_inline
-def _move_ghost(state: tuple, tables: tuple, game: int, ghost: int, action: int) -> bool:
+def _move_ghost(state: Arrays, tables: Tables, game: int, ghost: int, action: int) -> bool:
     """Ghost ``ghost``'s move in ``game``: its policy's draw (``action`` < 0) or ``action``,
     replaced by its first legal move when illegal (then True)."""
     pacman_q = state[1]
@@ -225,7 +239,7 @@ def _move_ghost(state: tuple, tables: tuple, game: int, ghost: int, action: int)
 
 
 @_compile
-def step_all(state: tuple, tables: tuple, actions: np.ndarray, illegal: np.ndarray) -> None:
+def step_all(state: Arrays, tables: Tables, actions: np.ndarray, illegal: np.ndarray) -> None:
     """A whole turn in every game: Pac-Man's ``actions``, then each ghost's draw."""
     num_ghosts = state[3].shape[0]
     for game in range(actions.shape[0]):
@@ -235,7 +249,7 @@ def step_all(state: tuple, tables: tuple, actions: np.ndarray, illegal: np.ndarr
 
 
 @_compile
-def pacman_all(state: tuple, tables: tuple, actions: np.ndarray, illegal: np.ndarray) -> None:
+def pacman_all(state: Arrays, tables: Tables, actions: np.ndarray, illegal: np.ndarray) -> None:
     """Pac-Man's move alone in every game."""
     for game in range(actions.shape[0]):
         illegal[game] = _move_pacman(state, tables, game, actions[game])
@@ -243,7 +257,7 @@ def pacman_all(state: tuple, tables: tuple, actions: np.ndarray, illegal: np.nda
 
 @_compile
 def ghost_all(
-    state: tuple, tables: tuple, ghost: int, actions: np.ndarray, illegal: np.ndarray
+    state: Arrays, tables: Tables, ghost: int, actions: np.ndarray, illegal: np.ndarray
 ) -> None:
     """Ghost ``ghost``'s move alone in every game: ``actions`` (codes), or draws where < 0."""
     for game in range(actions.shape[0]):
@@ -254,7 +268,7 @@ def ghost_all(
 def mark_grid(
     storage: np.ndarray,
     marks: np.ndarray,
-    layout: tuple,
+    layout: PlaneLayout,
     pacman: np.ndarray,
     ghosts: np.ndarray,
     timers: np.ndarray,
@@ -296,7 +310,7 @@ def mark_grid(
 
 
 @_compile
-def restart(state: tuple, starts: tuple, games: np.ndarray) -> None:
+def restart(state: Arrays, starts: Arrays, games: np.ndarray) -> None:
     """``BatchedGames.reset``'s restart of ``games`` (indices) from their boards' starts."""
     pacman, pacman_q, pacman_facing, ghosts = state[0], state[1], state[2], state[3]
     ghost_facing, timers, ghost_starts, food, capsules = (

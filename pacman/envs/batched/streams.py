@@ -13,6 +13,7 @@ drawing from it choose exactly the moves a batched game's ghosts choose.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -48,7 +49,7 @@ class StreamRandom(random.Random):
         self._state = 0
         super().__init__(seed)
 
-    def seed(self, a: object = None, version: int = 2) -> None:  # type: ignore[override]
+    def seed(self, a: object = None, version: int = 2) -> None:
         if a is None:
             a = random.SystemRandom().getrandbits(64)
         if not isinstance(a, int):
@@ -86,7 +87,7 @@ class Streams:
         self._shifted = np.zeros(count, dtype=np.uint64)
         self._out = np.zeros(count, dtype=np.float64)
 
-    def seed(self, games: np.ndarray, seeds: np.ndarray) -> None:
+    def seed(self, games: np.ndarray, seeds: Iterable[int]) -> None:
         """Start the streams of ``games`` (indices) from ``seeds`` (ints), as StreamRandom does."""
         self.state[games] = [start_state(int(seed)) for seed in seeds]
 

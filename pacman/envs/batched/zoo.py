@@ -88,13 +88,13 @@ class PacmanBatchedParallelEnv(ParallelEnv):
         self.possible_agents = ["pacman_0", *(f"ghost_{i}" for i in range(self.num_ghosts))]
         self.agents: list[str] = []
         channels, height, width = self._grid.shape
-        one = spaces.Dict(
+        one: spaces.Space[Any] = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0, (channels + 1, height, width), np.float32),
                 "action_mask": spaces.Box(0, 1, (len(ACTION_ORDER),), np.int8),
             }
         )
-        action = spaces.Discrete(len(ACTION_ORDER))
+        action: spaces.Space[Any] = spaces.Discrete(len(ACTION_ORDER))
         if self.batched:
             one, action = batch_space(one, count), GameActions(count)
         self.observation_spaces = dict.fromkeys(self.possible_agents, one)
