@@ -178,12 +178,12 @@ def generate(
     return parse_layout("\n".join(lines), name=name)
 
 
-def _pick(count: int, draw) -> int:
+def _pick(count: int, draw: Callable[[], float]) -> int:
     """An integer in ``range(count)`` from one draw."""
     return min(int(draw() * count), count - 1)
 
 
-def _lattice(size: int, draw) -> list[int]:
+def _lattice(size: int, draw: Callable[[], float]) -> list[int]:
     """Corridor lines from 1 to ``size - 2``, two or three apart (walls one or two thick)."""
     lines = [1]
     last = size - 2
@@ -194,7 +194,7 @@ def _lattice(size: int, draw) -> list[int]:
     return lines
 
 
-def _carve(columns: list[int], rows: list[int], draw) -> set[Cell]:
+def _carve(columns: list[int], rows: list[int], draw: Callable[[], float]) -> set[Cell]:
     """The open cells: the lattice's junctions and the segments left after walling some up."""
     junctions = [(x, y) for x in columns for y in rows]
     links: dict[Cell, set[Cell]] = {cell: set() for cell in junctions}
@@ -244,7 +244,9 @@ def _linked(links: dict[Cell, set[Cell]], start: Cell, goal: Cell) -> bool:
     return False
 
 
-def _place(cells: list[Cell], ghosts: int, capsules: int, food: float, draw) -> dict[Cell, str]:
+def _place(
+    cells: list[Cell], ghosts: int, capsules: int, food: float, draw: Callable[[], float]
+) -> dict[Cell, str]:
     """Layout characters of the open cells: Pac-Man, ghosts far from it, capsules, food."""
     chars = dict.fromkeys(cells, " ")
     pacman = cells[_pick(len(cells), draw)]
