@@ -35,11 +35,16 @@ def machine_memory() -> int:
     return found if limit == resource.RLIM_INFINITY else min(found, limit)
 
 
-def check_num_envs(num_envs: object, bytes_each: int) -> int:
-    """``num_envs`` as an int from 1 to what memory holds at ``bytes_each``; else PacmanError."""
+def check_count(num_envs: object) -> int:
+    """``num_envs`` as an int >= 1, or PacmanError naming it (before a board is even loaded)."""
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise PacmanError(f"num_envs must be a whole number of games >= 1, not {num_envs!r}")
-    count = int(num_envs)
+    return int(num_envs)
+
+
+def check_num_envs(num_envs: object, bytes_each: int) -> int:
+    """``num_envs`` as an int from 1 to what memory holds at ``bytes_each``; else PacmanError."""
+    count = check_count(num_envs)
     memory = machine_memory()
     if count * bytes_each > memory:
         raise PacmanError(

@@ -29,7 +29,7 @@ from pacman.envs.batched.encoders import BatchedFeatures, BatchedGrid, BatchedWi
 from pacman.envs.batched.engine import BatchedGames
 from pacman.envs.batched.streams import StreamRandom
 from pacman.envs.compact import FEATURE_NAMES
-from pacman.envs.limits import check_num_envs, game_bytes
+from pacman.envs.limits import check_count, check_num_envs, game_bytes
 from pacman.envs.single import ENDED_MASK, PacmanEnv, check_illegal_action, check_observation
 from pacman.envs.vector import autoreset_setting, check_open
 from pacman.errors import IllegalActionError, PacmanError
@@ -50,13 +50,6 @@ def batch_boards(layout: str | Layout) -> tuple[Layout, Any]:
             return spec.board(0), spec.board
         return spec.board(), None
     return load_layout(layout), None
-
-
-def check_count(num_envs: object) -> int:
-    """``num_envs`` as an int >= 1, or PacmanError naming it."""
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise PacmanError(f"num_envs must be a whole number of games >= 1, not {num_envs!r}")
-    return int(num_envs)
 
 
 class PacmanBatchedVectorEnv(VectorEnv):

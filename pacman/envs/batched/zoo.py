@@ -25,7 +25,8 @@ from pacman.envs._optional import require
 from pacman.envs.batched.boards import NAME_BIT, STOP_CODE
 from pacman.envs.batched.encoders import BatchedGrid
 from pacman.envs.batched.engine import RUNNING, BatchedGames
-from pacman.envs.batched.gymenv import batch_boards, check_count
+from pacman.envs.batched.gymenv import batch_boards
+from pacman.envs.limits import check_count
 from pacman.envs.single import check_illegal_action
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.layout import Layout
