@@ -25,6 +25,7 @@ from test_grading_leaderboard import ANCHOR, CONTEST, contest_suite
 from pacman.grading.bundle_safety import (
     derived_pseudonym,
     firing_time,
+    leaderboard_name,
     pseudonym_problem,
     stopped_results,
 )
@@ -127,6 +128,31 @@ def test_pseudonyms_are_checked_and_derived_from_the_secret():
     assert derived_pseudonym("s", "1") == derived_pseudonym("s", "1")
     assert derived_pseudonym("s", "1") != derived_pseudonym("t", "1")
     assert derived_pseudonym("s", "1") != derived_pseudonym("s", "2")
+
+
+def test_a_pseudonym_is_read_only_from_a_plain_file_of_its_own(tmp_path):
+    """pseudonym.txt is read as a student's files are: a link, a hard link, a FIFO or a file
+    over 4,096 bytes is not read (whatever it names), and the derived name stands."""
+    fallback = derived_pseudonym(SECRET, "no student id")
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    elsewhere = tmp_path / "grader-secret.txt"
+    elsewhere.write_text("Hidden Answer\n")
+    pseudonym = folder / "pseudonym.txt"
+    pseudonym.write_text("Pac Sprinter 9\n")
+    assert leaderboard_name(str(tmp_path), SECRET) == ("Pac Sprinter 9", None)
+    pseudonym.unlink()
+    pseudonym.symlink_to(elsewhere)
+    assert leaderboard_name(str(tmp_path), SECRET) == (fallback, None)
+    pseudonym.unlink()
+    os.link(elsewhere, pseudonym)
+    assert leaderboard_name(str(tmp_path), SECRET) == (fallback, None)
+    pseudonym.unlink()
+    os.mkfifo(pseudonym)  # opened without blocking, then refused as no plain file
+    assert leaderboard_name(str(tmp_path), SECRET) == (fallback, None)
+    pseudonym.unlink()
+    pseudonym.write_text("Pac Sprinter 9\n" + "x" * 4096)
+    assert leaderboard_name(str(tmp_path), SECRET) == (fallback, None)
 
 
 @needs_root

@@ -22,13 +22,13 @@ import json
 import os
 import re
 import signal
-import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from pacman.grading.options import PLATFORM_TIME_LIMIT
+from pacman.sandbox.staging import SubmissionError, read_plain_file
 
 PSEUDONYM_FILE = "pseudonym.txt"
 PSEUDONYM_CHARS = 24
@@ -52,17 +52,14 @@ def pseudonym_problem(text: str) -> str | None:
     return None
 
 
-def _read_small(path: str, limit: int = 4096) -> bytes | None:
-    """At most ``limit`` bytes of the regular file ``path``, never through a link."""
+def _read_small(path: str, limit: int = 4096, *, students: bool = True) -> bytes | None:
+    """The plain file ``path`` if it holds at most ``limit`` bytes, read as a student's files
+    are (:func:`read_plain_file`: never through a link or a special file, nor a hard link
+    where the file is the ``students``); None where there is no such file."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        return read_plain_file(path, limit, one_name=students)
+    except SubmissionError:
         return None
-    with os.fdopen(descriptor, "rb") as handle:
-        # The file opened, not whatever the path names by now (O_NOFOLLOW refused a link).
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
-        return handle.read(limit)
 
 
 def student_id(root: str) -> str:
@@ -70,7 +67,7 @@ def student_id(root: str) -> str:
     first user; the submission's own id where it names none), or "" when absent. The user's
     number, not the submission's, so a resubmission keeps its name on the leaderboard; never
     the email or the name."""
-    raw = _read_small(os.path.join(root, "submission_metadata.json"), 1 << 20)
+    raw = _read_small(os.path.join(root, "submission_metadata.json"), 1 << 20, students=False)
     try:
         metadata = json.loads(raw or b"{}")
         users = metadata.get("users")

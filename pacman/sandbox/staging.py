@@ -47,6 +47,14 @@ def _read_plain_file(folder: str, name: str, limit: int) -> bytes:
         parent = os.path.join(parent, part)
         if os.path.islink(parent) or not os.path.isdir(parent):
             raise SubmissionError(f"{path}: {parent} is not a plain folder")
+    return read_plain_file(path, limit)
+
+
+def read_plain_file(path: str, limit: int, *, one_name: bool = True) -> bytes:
+    """The bytes of the plain file ``path``: opened without following a last link or blocking
+    on a FIFO, then checked on what was opened (a regular file of at most ``limit`` bytes,
+    with no other name when ``one_name``: a student's hard link could name another's file);
+    anything else a :class:`SubmissionError` naming ``path``."""
     try:
         fd = os.open(
             path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -61,7 +69,7 @@ def _read_plain_file(folder: str, name: str, limit: int) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise SubmissionError(f"{path}: not a plain file")
-        if info.st_nlink > 1:
+        if one_name and info.st_nlink > 1:
             raise SubmissionError(f"{path}: is a hard link to another file; hand in a copy")
         if info.st_size > limit:
             raise SubmissionError(f"{path}: {info.st_size} bytes, more than the {limit} allowed")
