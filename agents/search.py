@@ -163,6 +163,10 @@ def search(
     :func:`time.perf_counter` time, read now and then at table nodes) the search stops with
     :class:`OutOfTime`.
     """
+    if not isinstance(config, SearchConfig):
+        raise AgentError(
+            f"search: config is a SearchConfig (SearchConfig(ALPHABETA, 2), say), not {config!r}"
+        )
     actions = list(state.get_legal_actions(0) if root_actions is None else root_actions)
     if not actions:
         raise AgentError(f"search: Pac-Man has no legal action in state {state}")

@@ -392,6 +392,8 @@ def test_stats_count_nodes_and_evaluations():
 def test_search_rejects_bad_arguments():
     with pytest.raises(AgentError, match="unknown kind 'negamax'"):
         search(LECTURE.start, SearchConfig("negamax", 1), scoreEvaluationFunction)
+    with pytest.raises(AgentError, match=r"config is a SearchConfig .*, not 2$"):
+        search(LECTURE.start, 2, scoreEvaluationFunction)
     with pytest.raises(AgentError, match="no legal action in state A"):
         search(LECTURE.state("A"), SearchConfig(depth=1), scoreEvaluationFunction)
 
