@@ -13,13 +13,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pacman.commandline import CommandParser
+from pacman.commandline import CommandParser, check_amount
 from pacman.errors import (
     AgentCrashed,
     PacmanError,
     UsageError,
     machine_problem,
 )
+from pacman.execution import Interrupted, check_jobs, check_scheduler
 from pacman.play_cli import AUTO_RECORD, PlayOptions, play_games, replay_game
 
 #: CS188's long flags: an abbreviation that fits one of these and a newer flag means the CS188 one.
@@ -289,21 +290,26 @@ def _play_options(parsed: argparse.Namespace) -> PlayOptions:
     )
 
 
+#: The largest --frameTime (seconds), -z/--zoom and --timeout (seconds) taken: beyond them a
+#: clock or a screen cannot hold the value (a window 10x the board's size is ~10,000 px wide).
+MAX_FRAME_TIME, MAX_ZOOM, MAX_TIMEOUT = 60.0, 10.0, 86_400.0
+
+
 def _check(options: PlayOptions) -> None:
     """Values argparse takes but no game can use: each a ``UsageError`` naming its flag."""
     limits = [
         ("-n/--numGames", options.games, 1),
         ("-k/--numghosts", options.num_ghosts, 0),
         ("-x/--numTraining", options.training_games, 0),
-        ("--jobs", options.jobs, 1),
-        ("--frameTime", options.frame_time, 0),
     ]
     for flag, value, least in limits:
         if value < least:
             raise UsageError(f"{flag} {value}: must be at least {least}")
-    for flag, number in (("-z/--zoom", options.zoom), ("--timeout", options.timeout)):
-        if number is not None and number <= 0:
-            raise UsageError(f"{flag} {number}: must be positive")
+    check_jobs(options.jobs)
+    check_amount("--frameTime", options.frame_time, MAX_FRAME_TIME, zero=True)
+    check_amount("-z/--zoom", options.zoom, MAX_ZOOM)
+    if options.timeout is not None:
+        check_amount("--timeout", options.timeout, MAX_TIMEOUT)
     if options.no_browser and options.web_port is None:
         raise UsageError("--no-browser: only with --web")
     if options.max_moves is not None and options.max_moves < 1:
@@ -318,8 +324,6 @@ def _check(options: PlayOptions) -> None:
             "training needs one agent across games"
         )
     if options.scheduler is not None:
-        from pacman.execution import check_scheduler
-
         check_scheduler(options.scheduler)
     if options.scheduler is not None and options.scheduler != "local" and options.jobs > 1:
         raise UsageError(
@@ -339,8 +343,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pacman.tree_cli import main as tree
 
         return tree(args[1:], prog="pacman tree")
-    from pacman.execution import Interrupted
-
     try:
         options = parse_options(args)
         if options.replay:

@@ -8,6 +8,7 @@ it, which the command prints as one line (exit 2), never argparse's usage block.
 from __future__ import annotations
 
 import argparse
+import math
 from typing import NoReturn
 
 from pacman.errors import UsageError
@@ -18,3 +19,16 @@ class CommandParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def check_amount(flag: str, number: float, most: float, *, zero: bool = False) -> float:
+    """``number`` if it is finite, positive (or 0 where ``zero``) and at most ``most``; else a
+    UsageError naming ``flag``. argparse's ``float`` takes "nan" and "inf", which no clock,
+    CPU limit or screen can hold."""
+    if not math.isfinite(number):
+        raise UsageError(f"{flag} {number}: must be a finite number")
+    if number < 0 or (number == 0 and not zero):
+        raise UsageError(f"{flag} {number:g}: must be {'at least 0' if zero else 'positive'}")
+    if number > most:
+        raise UsageError(f"{flag} {number:g}: must be at most {most:g}")
+    return number

@@ -47,6 +47,24 @@ TASKS_AHEAD_PER_WORKER = 4
 TASKS_AHEAD_UNKNOWN = 64
 #: How many times a lost local worker's tasks are run again before the run gives up.
 LOCAL_RESTARTS = 3
+#: Local worker processes per core at most: games are CPU work, so more only wait, and each
+#: is a whole Python process (Python's process pool starts every one of them at once).
+JOBS_PER_CORE = 8
+
+
+def check_jobs(jobs: int, flag: str = "--jobs") -> int:
+    """``jobs`` if this machine can run that many local workers: from 1 to
+    :data:`JOBS_PER_CORE` per core; else a UsageError naming ``flag``."""
+    most = JOBS_PER_CORE * (os.cpu_count() or 1)
+    if jobs < 1:
+        raise UsageError(f"{flag} {jobs}: must be at least 1")
+    if jobs > most:
+        raise UsageError(
+            f"{flag} {jobs}: at most {most} here ({JOBS_PER_CORE} per core of "
+            f"{os.cpu_count() or 1}; games are CPU work, more processes only wait)"
+        )
+    return jobs
+
 
 # Called on a second signal, before the process ends: each kills one backend's workers.
 _kill_on_second_signal: list[Callable[[], None]] = []
@@ -347,7 +365,8 @@ class TaskRun(Generic[Task, Result]):
     ) -> None:
         self.function = function
         self.tasks = tasks
-        self._options = (max(1, jobs), scheduler, executor)
+        # No more workers than tasks: each one is a process started before any task runs.
+        self._options = (max(1, min(jobs, len(tasks))), scheduler, executor)
         self._backend: _LocalPool | _DaskCluster | _GivenExecutor | None = None
 
     def __enter__(self) -> TaskRun[Task, Result]:

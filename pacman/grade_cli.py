@@ -18,8 +18,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pacman.commandline import CommandParser
+from pacman.commandline import CommandParser, check_amount
 from pacman.errors import PacmanError, UsageError, machine_problem
+from pacman.execution import check_jobs, check_scheduler
 from pacman.grading.options import (
     HIDDEN_VISIBILITIES,
     PLATFORM_TIME_LIMIT,
@@ -39,6 +40,10 @@ WITHOUT_WINDOW = (
     "autograder: --graphics: graded games play in sandboxed workers, without a window; "
     "watch an agent with: pacman -p ReflexAgent -l testClassic"
 )
+
+#: The most seconds a move, a test, a submission or the platform's limit may be (a week):
+#: what the kernel's CPU limit and the grader's timers hold, far beyond any course's need.
+MAX_CPU_SECONDS = 7 * 86_400.0
 
 
 def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
@@ -403,13 +408,11 @@ def _check_combinations(args: argparse.Namespace) -> None:
                     f"--project-agents grades the project's own agents, {flag} a student's "
                     "code: leave out one or the other"
                 )
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"-j/--jobs {args.jobs}: must be at least 1")
+    if args.jobs is not None:
+        check_jobs(args.jobs, "-j/--jobs")
     if args.scheduler is not None and not args.submissions:
         raise UsageError("--scheduler grades a batch: use it with --submissions DIR")
     if args.scheduler is not None:
-        from pacman.execution import check_scheduler
-
         check_scheduler(args.scheduler)
     single = [(args.results, "--results"), (args.gradescope, "--gradescope-output")]
     single += [(args.edx, "--edx-output"), (args.print_tests, "-p")]
@@ -439,10 +442,7 @@ def _check_combinations(args: argparse.Namespace) -> None:
         )
     if args.platform_time_limit != PLATFORM_TIME_LIMIT and not args.gradescope_bundle:
         raise UsageError("--platform-time-limit goes with --gradescope-bundle ZIP")
-    if not args.platform_time_limit > 0:
-        raise UsageError(
-            f"--platform-time-limit {args.platform_time_limit:g}: give seconds above 0"
-        )
+    check_amount("--platform-time-limit", args.platform_time_limit, MAX_CPU_SECONDS)
     secret_given = args.game_secret or _secret_from_environment()
     if args.fresh_trees and not (secret_given or args.gradescope_bundle):
         raise UsageError("--fresh-trees needs --game-secret (a regrade draws the same trees)")
@@ -496,8 +496,8 @@ def _limits(args: argparse.Namespace) -> Limits:
         ("--test-timeout", args.test_timeout),
         ("--submission-timeout", args.submission_timeout),
     ):
-        if value is not None and not value > 0:
-            raise UsageError(f"{flag} {value:g}: must be a positive number of seconds")
+        if value is not None:
+            check_amount(flag, value, MAX_CPU_SECONDS)
     return Limits(
         move_seconds=args.move_timeout,
         test_seconds=args.test_timeout,

@@ -271,3 +271,15 @@ def test_a_pool_that_breaks_as_it_takes_a_task_loses_nothing():
         backend.submit = breaking_once
         results = list(run)
     assert sorted(results) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6)]
+
+
+def test_a_local_pool_starts_no_more_workers_than_tasks():
+    """Python's process pool (fork) starts every worker before the first task: two games
+    with --jobs 16 start two processes, not sixteen."""
+    import multiprocessing
+
+    from pacman.execution import TaskRun
+
+    with TaskRun(abs, [-1, -2], jobs=16) as run:
+        assert sorted(result for _, result in run) == [1, 2]
+        assert len(multiprocessing.active_children()) == 2

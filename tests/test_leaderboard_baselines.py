@@ -113,9 +113,7 @@ def test_baselines_are_checked_before_anything_runs(tmp_path, capsys):
         "autograder: --platform-time-limit goes with --gradescope-bundle ZIP\n"
     )
     assert main(["--gradescope-bundle", "x.zip", "--platform-time-limit", "0"]) == 2
-    assert capsys.readouterr().err == (
-        "autograder: --platform-time-limit 0: give seconds above 0\n"
-    )
+    assert capsys.readouterr().err == ("autograder: --platform-time-limit 0: must be positive\n")
     assert main(["--baseline-agents", "ReflexAgent"]) == 2
     assert capsys.readouterr().err == (
         "autograder: --baseline-agents and --baseline-code go with --submissions --leaderboard\n"

@@ -125,6 +125,73 @@ def test_random_specs_parse_or_are_one_layout_error(text):
             assert (board.width, board.height) == (spec.width, spec.height)
 
 
+#: What a number flag may be given: any float's spelling (nan, inf, -0.0, 1e+300), any
+#: whole number, or any short text.
+NUMBER_TEXT = st.one_of(
+    st.floats().map(repr),
+    st.integers(-(10**30), 10**30).map(str),
+    st.text(max_size=6),
+)
+PLAY_NUMBER_FLAGS = ["--frameTime", "-z", "--timeout", "--jobs", "-n", "-k", "-x", "--max-moves"]
+GRADE_NUMBER_FLAGS = ["--move-timeout", "--test-timeout", "--submission-timeout", "-j"]
+
+
+def _number_flags(flags: list[str]) -> st.SearchStrategy[list[str]]:
+    chosen = st.dictionaries(st.sampled_from(flags), NUMBER_TEXT, max_size=len(flags))
+    return chosen.map(lambda given: [part for pair in given.items() for part in pair])
+
+
+def _one_line_naming_a_flag(error: UsageError, argv: list[str]) -> None:
+    message = str(error)
+    assert "\n" not in message, message
+    assert any(flag in message for flag in argv[::2]), message
+
+
+@budget(250)
+@given(_number_flags(PLAY_NUMBER_FLAGS))
+@example(["--timeout", "nan"])
+@example(["--zoom", "inf", "--frameTime", "1e308"])
+@example(["--jobs", "100000"])
+def test_play_numbers_are_usable_or_one_usage_error(argv):
+    """Every number ``pacman`` takes is one a clock, a screen and this machine can hold, or
+    one line naming its flag (NaN once reached a timer as an agent's crash; --jobs 100000
+    started as many processes)."""
+    from pacman.cli import MAX_FRAME_TIME, MAX_TIMEOUT, MAX_ZOOM, parse_options
+    from pacman.execution import JOBS_PER_CORE
+
+    try:
+        options = parse_options(["-q", "-p", "GreedyAgent", *argv])
+    except UsageError as error:
+        _one_line_naming_a_flag(error, argv)
+        return
+    assert 0 <= options.frame_time <= MAX_FRAME_TIME
+    assert 0 < options.zoom <= MAX_ZOOM
+    assert options.timeout is None or 0 < options.timeout <= MAX_TIMEOUT
+    assert 1 <= options.jobs <= JOBS_PER_CORE * (os.cpu_count() or 1)
+    assert options.games >= 1 and options.num_ghosts >= 0 and options.training_games >= 0
+    assert options.max_moves is None or options.max_moves >= 1
+
+
+@budget(150)
+@given(_number_flags(GRADE_NUMBER_FLAGS))
+@example(["--submission-timeout", "inf"])
+def test_grading_limits_are_usable_or_one_usage_error(argv):
+    """The grader's time limits and worker count: finite, positive, bounded, or one line (an
+    infinite --submission-timeout once failed every test with the grader's OverflowError)."""
+    from pacman.execution import JOBS_PER_CORE
+    from pacman.grade_cli import MAX_CPU_SECONDS, parse
+
+    try:
+        _, options = parse(["--project-agents", *argv])
+    except UsageError as error:
+        _one_line_naming_a_flag(error, argv)
+        return
+    limits = options.limits
+    for seconds in (limits.move_seconds, limits.test_seconds, limits.submission_seconds):
+        assert seconds is None or 0 < seconds <= MAX_CPU_SECONDS
+    assert options.jobs is None or 1 <= options.jobs <= JOBS_PER_CORE * (os.cpu_count() or 1)
+
+
 @budget(250)
 @given(st.text(alphabet=st.sampled_from("ab_1=, =") | st.characters(), max_size=40))
 def test_agent_arguments_parse_or_are_one_usage_error(text):
