@@ -47,22 +47,18 @@ TASKS_AHEAD_PER_WORKER = 4
 TASKS_AHEAD_UNKNOWN = 64
 #: How many times a lost local worker's tasks are run again before the run gives up.
 LOCAL_RESTARTS = 3
-#: Local worker processes per core at most: games are CPU work, so more only wait, and each
-#: is a whole Python process (Python's process pool starts every one of them at once).
-JOBS_PER_CORE = 8
+#: The most workers a run may ask for: each is a whole Python process (a pool starts them all
+#: at once). The same on every machine, so that a grading bundle's ``-j`` made on one machine
+#: is taken on another.
+MAX_JOBS = 256
 
 
 def check_jobs(jobs: int, flag: str = "--jobs") -> int:
-    """``jobs`` if this machine can run that many local workers: from 1 to
-    :data:`JOBS_PER_CORE` per core; else a UsageError naming ``flag``."""
-    most = JOBS_PER_CORE * (os.cpu_count() or 1)
+    """``jobs`` if it is from 1 to :data:`MAX_JOBS`; else a UsageError naming ``flag``."""
     if jobs < 1:
         raise UsageError(f"{flag} {jobs}: must be at least 1")
-    if jobs > most:
-        raise UsageError(
-            f"{flag} {jobs}: at most {most} here ({JOBS_PER_CORE} per core of "
-            f"{os.cpu_count() or 1}; games are CPU work, more processes only wait)"
-        )
+    if jobs > MAX_JOBS:
+        raise UsageError(f"{flag} {jobs}: must be at most {MAX_JOBS} (a process each)")
     return jobs
 
 

@@ -157,7 +157,7 @@ def test_play_numbers_are_usable_or_one_usage_error(argv):
     one line naming its flag (NaN once reached a timer as an agent's crash; --jobs 100000
     started as many processes)."""
     from pacman.cli import MAX_FRAME_TIME, MAX_TIMEOUT, MAX_ZOOM, parse_options
-    from pacman.execution import JOBS_PER_CORE
+    from pacman.execution import MAX_JOBS
 
     try:
         options = parse_options(["-q", "-p", "GreedyAgent", *argv])
@@ -167,7 +167,7 @@ def test_play_numbers_are_usable_or_one_usage_error(argv):
     assert 0 <= options.frame_time <= MAX_FRAME_TIME
     assert 0 < options.zoom <= MAX_ZOOM
     assert options.timeout is None or 0 < options.timeout <= MAX_TIMEOUT
-    assert 1 <= options.jobs <= JOBS_PER_CORE * (os.cpu_count() or 1)
+    assert 1 <= options.jobs <= MAX_JOBS
     assert options.games >= 1 and options.num_ghosts >= 0 and options.training_games >= 0
     assert options.max_moves is None or options.max_moves >= 1
 
@@ -178,7 +178,7 @@ def test_play_numbers_are_usable_or_one_usage_error(argv):
 def test_grading_limits_are_usable_or_one_usage_error(argv):
     """The grader's time limits and worker count: finite, positive, bounded, or one line (an
     infinite --submission-timeout once failed every test with the grader's OverflowError)."""
-    from pacman.execution import JOBS_PER_CORE
+    from pacman.execution import MAX_JOBS
     from pacman.grade_cli import MAX_CPU_SECONDS, parse
 
     try:
@@ -189,7 +189,7 @@ def test_grading_limits_are_usable_or_one_usage_error(argv):
     limits = options.limits
     for seconds in (limits.move_seconds, limits.test_seconds, limits.submission_seconds):
         assert seconds is None or 0 < seconds <= MAX_CPU_SECONDS
-    assert options.jobs is None or 1 <= options.jobs <= JOBS_PER_CORE * (os.cpu_count() or 1)
+    assert options.jobs is None or 1 <= options.jobs <= MAX_JOBS
 
 
 @budget(250)
