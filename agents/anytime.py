@@ -66,13 +66,11 @@ class AnytimeAgent(Agent):
         index: int = 0,
     ) -> None:
         super().__init__(index)
-        try:
-            self.time_budget = real_number("time", time, positive=True)
-            self.max_depth = whole_number("max_depth", max_depth, minimum=1)
-            self.table_size = whole_number("table_size", table_size, minimum=0)
-            self.loss_delay = real_number("loss_delay", loss_delay)
-        except AgentError as error:
-            raise AgentError(f"AnytimeAgent: {error}") from None
+        # A bad argument is named as every agent's is; the command adds the agent's name.
+        self.time_budget = real_number("time", time, positive=True)
+        self.max_depth = whole_number("max_depth", max_depth, minimum=1)
+        self.table_size = whole_number("table_size", table_size, minimum=0)
+        self.loss_delay = real_number("loss_delay", loss_delay)
         self.evaluation_function = resolve_evaluation(evalFn)
         #: The search of every iteration but its depth: alpha-beta that prunes on equality
         #: too (the table's bounds make that safe), wins sooner and losses later preferred.

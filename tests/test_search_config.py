@@ -115,14 +115,14 @@ def test_a_configuration_that_makes_no_sense_is_refused(kwargs, message):
             lambda: MCTSAgent(rollout="random", evaluator=RolloutEvaluator()),
             "give evaluator= or rollout, depth and evalFn, not both",
         ),
-        (lambda: agents.AnytimeAgent(time="nan"), "AnytimeAgent: bad argument time=nan: time"),
+        (lambda: agents.AnytimeAgent(time="nan"), "bad argument time=nan: time"),
         (
             lambda: agents.AnytimeAgent(table_size="-1"),
-            "AnytimeAgent: bad argument table_size=-1: table_size must be at least 0",
+            "bad argument table_size=-1: table_size must be at least 0",
         ),
         (
             lambda: agents.AnytimeAgent(loss_delay="lots"),
-            "AnytimeAgent: bad argument loss_delay=lots: loss_delay must be a number",
+            "bad argument loss_delay=lots: loss_delay must be a number",
         ),
     ],
 )
