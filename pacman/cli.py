@@ -22,6 +22,7 @@ from pacman.errors import (
 )
 from pacman.execution import Interrupted, check_jobs, check_scheduler
 from pacman.play_cli import AUTO_RECORD, PlayOptions, play_games, replay_game
+from pacman.sandbox import untrusted
 
 #: CS188's long flags: an abbreviation that fits one of these and a newer flag means the CS188 one.
 CS188_FLAGS = (
@@ -349,7 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return replay_game(options.replay, options)
         return play_games(options)
     except PacmanError as error:
-        print(f"pacman: {error}", file=sys.stderr)
+        print(f"pacman: {untrusted.line(error)}", file=sys.stderr)  # one line, whatever it names
         return 1 if isinstance(error, AgentCrashed) else 2
     except OSError as error:  # the machine's (a full disk): the finished games are kept
         print(f"pacman: cannot go on: {machine_problem(error)}", file=sys.stderr)

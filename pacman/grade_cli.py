@@ -29,6 +29,7 @@ from pacman.grading.options import (
     SuiteRequest,
 )
 from pacman.grading.similarity_report import add_similarity_flags, similarity_request
+from pacman.sandbox import untrusted
 from pacman.sandbox.config import ISOLATION_MODES, Limits
 from pacman.seeding import SECRET_VARIABLE, new_secret, read_secret
 
@@ -549,10 +550,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "autograder.py") -> int:
             return 0
         return run(job, options, sys.stdout)
     except PacmanError as error:
-        print(
-            f"autograder: {error}" if not str(error).startswith("autograder:") else str(error),
-            file=sys.stderr,
-        )
+        said = untrusted.line(error)  # one line, whatever a name in it held
+        print(said if said.startswith("autograder:") else f"autograder: {said}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader went away (| head): nothing more to say
         with contextlib.suppress(OSError):

@@ -22,6 +22,7 @@ from typing import Any
 from pacman.errors import AgentError, PacmanError, UsageError
 from pacman.game import describe
 from pacman.ghosts import GHOST_TYPES
+from pacman.sandbox import untrusted
 
 #: Modules named ``util`` and ``game`` for CS188 student files, used when nothing else provides them.
 SHIMS_DIR = Path(__file__).resolve().parent / "shims"
@@ -116,6 +117,11 @@ def find_class(name: str, role: str = "agent") -> type:
         return found
     if "." in name:
         module_name, _, class_name = name.rpartition(".")
+        if not all(part.isidentifier() for part in name.split(".")):
+            # (A relative or path-like name would reach the import machinery as a traceback.)
+            raise AgentError(
+                f"{role} {name!r}: not a module.Class name (a file's class is FILE.py:Class)"
+            )
         try:
             module = importlib.import_module(module_name)
         except ImportError as error:
@@ -144,12 +150,7 @@ def build_agent(cls: type, role: str, *args: Any, **kwargs: Any) -> Any:
     try:
         return _built(cls, role, *args, **kwargs)
     except AgentError as error:  # on one line, whatever -a carried (a newline, a control)
-        raise AgentError(_one_line(str(error))) from None
-
-
-def _one_line(text: str) -> str:
-    """``text`` with its unprintable characters (newlines too) shown escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+        raise AgentError(untrusted.line(error)) from None
 
 
 def _built(cls: type, role: str, *args: Any, **kwargs: Any) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 from pacman.commandline import CommandParser
 from pacman.errors import AgentCrashed, PacmanError, UsageError
+from pacman.sandbox import untrusted
 
 __all__ = ["TreeOptions", "main", "parse_options", "start_state"]
 
@@ -258,7 +259,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "pacman tree") -> int:
         print(f"{prog}: {error}", file=sys.stderr)
         return 1
     except PacmanError as error:
-        print(f"{prog}: {error}", file=sys.stderr)
+        print(f"{prog}: {untrusted.line(error)}", file=sys.stderr)  # one line, whatever it names
         return 2
 
 

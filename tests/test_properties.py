@@ -147,6 +147,22 @@ def _one_line_naming_a_flag(error: UsageError, argv: list[str]) -> None:
     assert any(flag in message for flag in argv[::2]), message
 
 
+@budget(250, HealthCheck.function_scoped_fixture)
+@given(st.text(alphabet="ab.:/ _-1\u00e9\x00\n", min_size=1, max_size=16))
+@example("../../etc/passwd")
+@example(".x")
+def test_agent_names_find_a_class_or_are_one_line(capsys, name):
+    """Any ``-p`` text (paths, dots, colons, control characters) is a class or one line
+    naming it, exit 2 (a relative name once reached importlib as a traceback)."""
+    code = main(["-q", "-l", "testClassic", "-n", "1", "--max-moves", "1", "-p", name])
+    out, err = capsys.readouterr()
+    if code == 0:
+        assert isinstance(find_class(name), type)
+        return
+    assert code == 2 and err.startswith("pacman: ") and err.count("\n") == 1, (code, err)
+    assert "Traceback" not in out + err
+
+
 @budget(250)
 @given(_number_flags(PLAY_NUMBER_FLAGS))
 @example(["--timeout", "nan"])
@@ -440,5 +456,5 @@ def test_an_argument_with_a_newline_is_refused_on_one_line():
     with pytest.raises(AgentError) as refused:
         build_agent(find_class("AlphaBetaAgent"), "agent", depth="2\nx")
     assert str(refused.value) == (
-        "agent AlphaBetaAgent: bad argument depth=2\\nx: depth must be a whole number"
+        "agent AlphaBetaAgent: bad argument depth=2\\x0ax: depth must be a whole number"
     )
