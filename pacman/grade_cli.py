@@ -45,6 +45,8 @@ WITHOUT_WINDOW = (
 #: The most seconds a move, a test, a submission or the platform's limit may be (a week):
 #: what the kernel's CPU limit and the grader's timers hold, far beyond any course's need.
 MAX_CPU_SECONDS = 7 * 86_400.0
+#: The most memory a student process may be given, in MB (1 TiB): what the kernel's limit holds.
+MAX_MEMORY_MB = 1 << 20
 
 
 def build_parser(prog: str = "autograder.py") -> argparse.ArgumentParser:
@@ -499,6 +501,8 @@ def _limits(args: argparse.Namespace) -> Limits:
     ):
         if value is not None:
             check_amount(flag, value, MAX_CPU_SECONDS)
+    if not 1 <= args.memory_mb <= MAX_MEMORY_MB:
+        raise UsageError(f"--memory-limit {args.memory_mb}: MB from 1 to {MAX_MEMORY_MB}")
     return Limits(
         move_seconds=args.move_timeout,
         test_seconds=args.test_timeout,

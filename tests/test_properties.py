@@ -133,7 +133,13 @@ NUMBER_TEXT = st.one_of(
     st.text(max_size=6),
 )
 PLAY_NUMBER_FLAGS = ["--frameTime", "-z", "--timeout", "--jobs", "-n", "-k", "-x", "--max-moves"]
-GRADE_NUMBER_FLAGS = ["--move-timeout", "--test-timeout", "--submission-timeout", "-j"]
+GRADE_NUMBER_FLAGS = [
+    "--move-timeout",
+    "--test-timeout",
+    "--submission-timeout",
+    "--memory-limit",
+    "-j",
+]
 
 
 def _number_flags(flags: list[str]) -> st.SearchStrategy[list[str]]:
@@ -191,11 +197,13 @@ def test_play_numbers_are_usable_or_one_usage_error(argv):
 @budget(150)
 @given(_number_flags(GRADE_NUMBER_FLAGS))
 @example(["--submission-timeout", "inf"])
+@example(["--memory-limit", "-5"])
 def test_grading_limits_are_usable_or_one_usage_error(argv):
-    """The grader's time limits and worker count: finite, positive, bounded, or one line (an
-    infinite --submission-timeout once failed every test with the grader's OverflowError)."""
+    """The grader's limits and worker count: finite, positive, bounded, or one line (an
+    infinite --submission-timeout once failed every test with the grader's OverflowError; a
+    negative --memory-limit was taken)."""
     from pacman.execution import MAX_JOBS
-    from pacman.grade_cli import MAX_CPU_SECONDS, parse
+    from pacman.grade_cli import MAX_CPU_SECONDS, MAX_MEMORY_MB, parse
 
     try:
         _, options = parse(["--project-agents", *argv])
@@ -205,6 +213,7 @@ def test_grading_limits_are_usable_or_one_usage_error(argv):
     limits = options.limits
     for seconds in (limits.move_seconds, limits.test_seconds, limits.submission_seconds):
         assert seconds is None or 0 < seconds <= MAX_CPU_SECONDS
+    assert 1 <= limits.memory_mb <= MAX_MEMORY_MB
     assert options.jobs is None or 1 <= options.jobs <= MAX_JOBS
 
 
