@@ -138,3 +138,36 @@ def test_features_on_boards_of_their_own_count_their_distance_tables(monkeypatch
 def test_num_envs_that_is_not_a_count_is_one_pacman_error(count):
     with pytest.raises(PacmanError, match="num_envs must be a whole number of games >= 1, not"):
         gym.make_vec("pacman.envs:Pacman-v0", num_envs=count)
+
+
+@pytest.mark.parametrize("env_id", ["pacman.envs:Pacman-v0", "pacman.envs:PacmanBatched-v0"])
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (
+            {"num_ghosts": -1},
+            "num_ghosts must be a whole number >= 0 (None: all the layout's), not -1",
+        ),
+        (
+            {"num_ghosts": 1.5},
+            "num_ghosts must be a whole number >= 0 (None: all the layout's), not 1.5",
+        ),
+        ({"reward_scale": float("nan")}, "reward_scale must be a finite number, not nan"),
+        ({"reward_scale": float("inf")}, "reward_scale must be a finite number, not inf"),
+        ({"reward_scale": "lots"}, "reward_scale must be a finite number, not 'lots'"),
+        (
+            {"observation": "window", "window_radius": 10**9},
+            "window_radius must be a whole number of cells from 1 to 100, not 1000000000",
+        ),
+        (
+            {"observation": "window", "window_radius": float("nan")},
+            "window_radius must be a whole number of cells from 1 to 100, not nan",
+        ),
+    ],
+)
+def test_settings_no_game_can_use_are_one_pacman_error(env_id, settings, message):
+    """Numbers an env cannot play with are refused by name (-1 ghosts silently meant none; a
+    NaN scale made every reward NaN; a huge window was NumPy's 'array is too big')."""
+    with pytest.raises(PacmanError) as refused:
+        gym.make_vec(env_id, num_envs=2, **settings)
+    assert str(refused.value) == message

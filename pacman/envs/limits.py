@@ -1,4 +1,5 @@
-"""How many games fit: ``num_envs`` checked against this machine's memory before anything is made.
+"""The numbers an environment is made with, checked before anything is made: how many games
+fit (``num_envs`` against this machine's memory), the ghosts, the reward's scale.
 
 A count that cannot fit (``make_vec(num_envs=2**63)``) is one ``PacmanError`` naming it and the
 largest count that could, rather than NumPy's ValueError or a machine swapping for hours.
@@ -7,6 +8,7 @@ Each caller gives a lower bound of one game's bytes, so a count that fits is nev
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -84,3 +86,30 @@ def _size(count: int) -> str:
             return f"{count:.0f} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
         count /= 1024  # type: ignore[assignment]
     raise AssertionError("unreachable")
+
+
+def check_ghost_count(num_ghosts: object) -> int | None:
+    """``num_ghosts`` as an int >= 0 (None: every ghost of the layout); else PacmanError."""
+    if num_ghosts is None:
+        return None
+    if (
+        isinstance(num_ghosts, bool)
+        or not isinstance(num_ghosts, (int, np.integer))
+        or num_ghosts < 0
+    ):
+        raise PacmanError(
+            f"num_ghosts must be a whole number >= 0 (None: all the layout's), not {num_ghosts!r}"
+        )
+    return int(num_ghosts)
+
+
+def check_reward_scale(reward_scale: object) -> float:
+    """``reward_scale`` as a finite float (NaN or infinity would make every reward one); else
+    PacmanError."""
+    try:
+        scale = float(reward_scale)  # type: ignore[arg-type]  # (anything: refused below)
+    except (TypeError, ValueError):
+        scale = math.nan
+    if not math.isfinite(scale):
+        raise PacmanError(f"reward_scale must be a finite number, not {reward_scale!r}")
+    return scale

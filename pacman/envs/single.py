@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -13,6 +14,7 @@ from gymnasium import spaces
 from pacman.directions import ACTION_ORDER, STOP
 from pacman.envs import render as rendering
 from pacman.envs.compact import FEATURE_NAMES, FeatureEncoder, WindowEncoder
+from pacman.envs.limits import check_ghost_count, check_reward_scale
 from pacman.envs.observation import GridEncoder, action_mask
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.ghosts import GHOST_ALIASES, GHOST_TYPES, GhostAgent
@@ -54,15 +56,22 @@ def check_illegal_action(illegal_action: str) -> None:
         raise PacmanError(f"illegal_action must be 'stop' or 'error', not {illegal_action!r}")
 
 
+#: The largest window radius: a window of 201 cells across already sees all of the largest
+#: board (100 x 100).
+MAX_WINDOW_RADIUS = 100
+
+
 def check_observation(observation: str, kinds: Sequence[str], window_radius: float) -> None:
     """Refuse an observation kind not in ``kinds`` or a window radius that is not a whole
-    number of cells, at least 1."""
+    number of cells from 1 to :data:`MAX_WINDOW_RADIUS`."""
     if observation not in kinds:
         known = ", ".join(repr(kind) for kind in kinds)
         raise PacmanError(f"observation must be one of {known}, not {observation!r}")
-    if int(window_radius) != window_radius or window_radius < 1:
+    whole = isinstance(window_radius, numbers.Real) and float(window_radius).is_integer()
+    if not whole or not 1 <= window_radius <= MAX_WINDOW_RADIUS:
         raise PacmanError(
-            f"window_radius must be a whole number of cells >= 1, not {window_radius!r}"
+            f"window_radius must be a whole number of cells from 1 to {MAX_WINDOW_RADIUS}, "
+            f"not {window_radius!r}"
         )
 
 
@@ -73,7 +82,7 @@ def as_layout(layout: str | Layout) -> Layout:
 def load_game(layout: str | Layout, num_ghosts: int | None) -> tuple[Layout, GameState, int]:
     """The layout, its starting state with at most ``num_ghosts`` ghosts, and their number."""
     loaded = as_layout(layout)
-    initial = GameState.initial(loaded, num_ghosts)
+    initial = GameState.initial(loaded, check_ghost_count(num_ghosts))
     return loaded, initial, initial.get_num_agents() - 1
 
 
@@ -226,7 +235,7 @@ class PacmanEnv(rendering.GameRendering, gym.Env):
         self.illegal_action = illegal_action
         self.observation_kind = observation
         self.render_mode = render_mode
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = check_reward_scale(reward_scale)
         self.reward_fn = reward_fn
         self._ghost_rng = random.Random()
         make_ghost = ghost_factory(ghost)

@@ -22,7 +22,7 @@ import numpy as np
 from pacman.envs.batched import choices, kernel
 from pacman.envs.batched.boards import NAME_BIT, NAME_ORDER, STOP_CODE, BoardSlots
 from pacman.envs.batched.streams import Streams
-from pacman.envs.limits import check_num_envs, game_bytes
+from pacman.envs.limits import check_ghost_count, check_num_envs, game_bytes
 from pacman.errors import PacmanError
 from pacman.extras import install_hint
 from pacman.ghosts import GHOST_ALIASES
@@ -75,6 +75,7 @@ class BatchedGames:
         if int(num_games) != num_games or num_games < 1:
             raise PacmanError(f"the number of games must be a whole number >= 1, not {num_games!r}")
         self.ghost_kind = ghost_kind(ghost)
+        num_ghosts = check_ghost_count(num_ghosts)
         ghosts = layout.num_ghosts if num_ghosts is None else min(num_ghosts, layout.num_ghosts)
         num_games = check_num_envs(int(num_games), game_bytes(layout.width, layout.height, ghosts))
         self.num_games, self.num_ghosts = num_games, max(0, ghosts)

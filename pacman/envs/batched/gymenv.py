@@ -29,7 +29,7 @@ from pacman.envs.batched.encoders import BatchedFeatures, BatchedGrid, BatchedWi
 from pacman.envs.batched.engine import BatchedGames
 from pacman.envs.batched.streams import StreamRandom
 from pacman.envs.compact import FEATURE_NAMES
-from pacman.envs.limits import check_count, check_num_envs, game_bytes
+from pacman.envs.limits import check_count, check_num_envs, check_reward_scale, game_bytes
 from pacman.envs.single import ENDED_MASK, PacmanEnv, check_illegal_action, check_observation
 from pacman.envs.vector import autoreset_setting, check_open
 from pacman.errors import IllegalActionError, PacmanError
@@ -111,7 +111,7 @@ class PacmanBatchedVectorEnv(VectorEnv):
         self.num_ghosts = self.games.num_ghosts
         self.render_mode = None
         self.illegal_action = illegal_action
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = check_reward_scale(reward_scale)
         self.max_episode_steps = max_episode_steps
         self.copy = bool(copy)
         self._set_observation(observation, per_ghost_channels, int(window_radius))
