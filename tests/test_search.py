@@ -456,7 +456,8 @@ def test_anytime_agent_arguments():
     agent = AnytimeAgent(time="0.2", evalFn="better")
     assert agent.time_budget == 0.2 and agent.evaluation_function is betterEvaluationFunction
     for bad in ({"time": "soon"}, {"time": 0}, {"max_depth": "0"}):
-        with pytest.raises(AgentError, match="AnytimeAgent"):
+        ((key, value),) = bad.items()
+        with pytest.raises(AgentError, match=f"^bad argument {key}={value}: {key} must be "):
             AnytimeAgent(**bad)
 
 
