@@ -413,6 +413,8 @@ def _check_combinations(args: argparse.Namespace) -> None:
                 )
     if args.jobs is not None:
         check_jobs(args.jobs, "-j/--jobs")
+    if args.landlock_abi_cap is not None and args.landlock_abi_cap < 0:
+        raise UsageError(f"--landlock-abi {args.landlock_abi_cap}: a Landlock ABI is 0 or more")
     if args.scheduler is not None and not args.submissions:
         raise UsageError("--scheduler grades a batch: use it with --submissions DIR")
     if args.scheduler is not None:

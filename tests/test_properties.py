@@ -138,6 +138,7 @@ GRADE_NUMBER_FLAGS = [
     "--test-timeout",
     "--submission-timeout",
     "--memory-limit",
+    "--landlock-abi",
     "-j",
 ]
 
@@ -214,6 +215,7 @@ def test_grading_limits_are_usable_or_one_usage_error(argv):
     for seconds in (limits.move_seconds, limits.test_seconds, limits.submission_seconds):
         assert seconds is None or 0 < seconds <= MAX_CPU_SECONDS
     assert 1 <= limits.memory_mb <= MAX_MEMORY_MB
+    assert options.landlock_abi_cap is None or options.landlock_abi_cap >= 0
     assert options.jobs is None or 1 <= options.jobs <= MAX_JOBS
 
 
