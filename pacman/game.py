@@ -12,6 +12,7 @@ message says what happened.
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import threading
@@ -181,6 +182,15 @@ class Game:
                 f"the layout {state.layout.name} has {state.get_num_agents()} agents "
                 f"but only {len(agents)} were given"
             )
+        for name, seconds in (("move_timeout", move_timeout), ("game_timeout", game_timeout)):
+            # (A timer cannot hold NaN or infinity: they would reach it as an agent's crash. 0 is
+            # a limit every move overruns.)
+            if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+                raise PacmanError(
+                    f"{name} must be a finite number of seconds, 0 or more, not {seconds!r}"
+                )
+        if max_moves is not None and max_moves < 1:
+            raise PacmanError(f"max_moves must be at least 1 (None: no limit), not {max_moves!r}")
         self.initial_state = state
         self.agents = list(agents[: state.get_num_agents()])
         self.observers = list(observers)

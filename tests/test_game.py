@@ -240,3 +240,31 @@ def test_a_move_that_never_returns_is_interrupted_and_cannot_swallow_the_interru
 
     result = game(Stuck(), move_timeout=0.1, catch_exceptions=True).run()
     assert result.crashed and result.crash.startswith("Pac-Man (Stuck) timed out on move 1: 0.1")
+
+
+@pytest.mark.parametrize(
+    ("limits", "message"),
+    [
+        (
+            {"move_timeout": float("nan")},
+            "move_timeout must be a finite number of seconds, 0 or more, not nan",
+        ),
+        (
+            {"game_timeout": float("inf")},
+            "game_timeout must be a finite number of seconds, 0 or more, not inf",
+        ),
+        (
+            {"move_timeout": -1.0},
+            "move_timeout must be a finite number of seconds, 0 or more, not -1.0",
+        ),
+        ({"max_moves": 0}, "max_moves must be at least 1 (None: no limit), not 0"),
+    ],
+)
+def test_limits_no_game_can_keep_are_refused_by_name(limits, message):
+    """A NaN timeout once reached the timer and ended the game as the agent's crash; a game of
+    at most 0 moves was played as one that ran out of moves."""
+    from pacman.errors import PacmanError
+
+    with pytest.raises(PacmanError) as refused:
+        game(Script("West"), **limits)
+    assert str(refused.value) == message
