@@ -13,7 +13,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pacman.commandline import CommandParser, check_amount
+from pacman.commandline import (
+    MAX_FRAME_TIME,
+    MAX_TIMEOUT,
+    MAX_ZOOM,
+    CommandParser,
+    check_amount,
+)
 from pacman.errors import (
     AgentCrashed,
     PacmanError,
@@ -289,11 +295,6 @@ def _play_options(parsed: argparse.Namespace) -> PlayOptions:
         frames=parsed.frames,
         html=parsed.html,
     )
-
-
-#: The largest --frameTime (seconds), -z/--zoom and --timeout (seconds) taken: beyond them a
-#: clock or a screen cannot hold the value (a window 10x the board's size is ~10,000 px wide).
-MAX_FRAME_TIME, MAX_ZOOM, MAX_TIMEOUT = 60.0, 10.0, 86_400.0
 
 
 def _check(options: PlayOptions) -> None:

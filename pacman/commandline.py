@@ -21,6 +21,11 @@ class CommandParser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
+#: The largest --frameTime (seconds), -z/--zoom and --timeout (seconds) taken: beyond them a
+#: clock or a screen cannot hold the value (a window 10x the board's size is ~10,000 px wide).
+MAX_FRAME_TIME, MAX_ZOOM, MAX_TIMEOUT = 60.0, 10.0, 86_400.0
+
+
 def check_amount(flag: str, number: float, most: float, *, zero: bool = False) -> float:
     """``number`` if it is finite, positive (or 0 where ``zero``) and at most ``most``; else a
     UsageError naming ``flag``. argparse's ``float`` takes "nan" and "inf", which no clock,

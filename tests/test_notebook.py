@@ -90,3 +90,12 @@ def test_the_games_the_docs_show_are_won(doc):
     for call in calls:
         game = eval(f"pacman.show({call}, live=False)", {"pacman": pacman})
         assert (game.result.win, game.result.score) == (True, 1775), call
+
+
+@pytest.mark.parametrize("frame_time", [float("nan"), float("inf"), -0.5, 61.0])
+def test_show_refuses_a_frame_time_no_page_can_keep(frame_time):
+    import pacman
+    from pacman.errors import PacmanError
+
+    with pytest.raises(PacmanError, match=r"^frame_time "):
+        pacman.show("testClassic", frame_time=frame_time, live=False)

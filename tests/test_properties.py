@@ -179,7 +179,8 @@ def test_play_numbers_are_usable_or_one_usage_error(argv):
     """Every number ``pacman`` takes is one a clock, a screen and this machine can hold, or
     one line naming its flag (NaN once reached a timer as an agent's crash; --jobs 100000
     started as many processes)."""
-    from pacman.cli import MAX_FRAME_TIME, MAX_TIMEOUT, MAX_ZOOM, parse_options
+    from pacman.cli import parse_options
+    from pacman.commandline import MAX_FRAME_TIME, MAX_TIMEOUT, MAX_ZOOM
     from pacman.execution import MAX_JOBS
 
     try:

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pacman.commandline import MAX_FRAME_TIME, check_amount
 from pacman.view.html_replay import ReplayData, replay_page
 
 __all__ = ["ShownGame", "embed", "show"]
@@ -145,6 +146,7 @@ def show(
     The names are the ``pacman`` command's: ``show("smallClassic", "AlphaBetaAgent",
     agent_args="depth=2", seed=1, values=True)``. ``live=False`` shows only the replay.
     """
+    check_amount("frame_time", frame_time, MAX_FRAME_TIME, zero=True)
     display = _notebook()
     handle = None
     observers: list[Any] = []
