@@ -171,3 +171,15 @@ def test_settings_no_game_can_use_are_one_pacman_error(env_id, settings, message
     with pytest.raises(PacmanError) as refused:
         gym.make_vec(env_id, num_envs=2, **settings)
     assert str(refused.value) == message
+
+
+@pytest.mark.parametrize("max_cycles", [0, -1, float("nan"), 2.5, True])
+def test_pettingzoo_envs_refuse_a_truncation_no_game_reaches(max_cycles):
+    """max_cycles -1, 0 or NaN was taken: a game truncated before it began, or never."""
+    from pacman.envs.aec import PacmanAECEnv
+    from pacman.envs.parallel import PacmanParallelEnv
+
+    for make in (PacmanAECEnv, PacmanParallelEnv, PacmanBatchedParallelEnv):
+        with pytest.raises(PacmanError) as refused:
+            make(layout="testClassic", max_cycles=max_cycles)
+        assert str(refused.value) == f"max_cycles must be a whole number >= 1, not {max_cycles!r}"

@@ -113,3 +113,14 @@ def check_reward_scale(reward_scale: object) -> float:
     if not math.isfinite(scale):
         raise PacmanError(f"reward_scale must be a finite number, not {reward_scale!r}")
     return scale
+
+
+def check_max_cycles(max_cycles: object) -> int:
+    """``max_cycles`` (a PettingZoo env's truncation) as an int >= 1; else PacmanError."""
+    if (
+        isinstance(max_cycles, bool)
+        or not isinstance(max_cycles, (int, np.integer))
+        or max_cycles < 1
+    ):
+        raise PacmanError(f"max_cycles must be a whole number >= 1, not {max_cycles!r}")
+    return int(max_cycles)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from pacman.envs.limits import check_max_cycles
 from pacman.envs.observation import GridEncoder, agent_observation
 from pacman.envs.render import GameRendering, check_render_mode
 from pacman.envs.single import ACTIONS, load_game, starting_state
@@ -38,7 +39,7 @@ class MultiAgentGame(GameRendering):
         """The constructors' common part: the game, its agents and their spaces."""
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.layout, self._initial, self.num_ghosts = load_game(layout, num_ghosts)
-        self.max_cycles = max_cycles
+        self.max_cycles = check_max_cycles(max_cycles)
         self.render_mode = render_mode
         self.possible_agents = ["pacman_0", *(f"ghost_{i}" for i in range(self.num_ghosts))]
         self.agent_index = {agent: index for index, agent in enumerate(self.possible_agents)}

@@ -26,7 +26,7 @@ from pacman.envs.batched.boards import NAME_BIT, STOP_CODE
 from pacman.envs.batched.encoders import BatchedGrid
 from pacman.envs.batched.engine import RUNNING, BatchedGames
 from pacman.envs.batched.gymenv import batch_boards
-from pacman.envs.limits import check_count
+from pacman.envs.limits import check_count, check_max_cycles
 from pacman.envs.single import check_illegal_action
 from pacman.errors import IllegalActionError, PacmanError
 from pacman.layout import Layout
@@ -81,7 +81,7 @@ class PacmanBatchedParallelEnv(ParallelEnv):
         first, draw = batch_boards(layout)
         self.games = BatchedGames(first, count, num_ghosts, "random", draw)
         self.layout, self.num_ghosts, self.num_envs = first, self.games.num_ghosts, count
-        self.max_cycles = max_cycles
+        self.max_cycles = check_max_cycles(max_cycles)
         self.illegal_action = illegal_action
         self.render_mode = None
         self._grid = BatchedGrid(self.games, per_ghost_channels)
