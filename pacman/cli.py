@@ -13,6 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from pacman import untrusted
 from pacman.commandline import (
     MAX_FRAME_TIME,
     MAX_TIMEOUT,
@@ -28,7 +29,6 @@ from pacman.errors import (
 )
 from pacman.execution import Interrupted, check_jobs, check_scheduler
 from pacman.play_cli import AUTO_RECORD, PlayOptions, play_games, replay_game
-from pacman.sandbox import untrusted
 
 #: CS188's long flags: an abbreviation that fits one of these and a newer flag means the CS188 one.
 CS188_FLAGS = (

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from pacman import untrusted
 from pacman.commandline import CommandParser, check_amount
 from pacman.errors import PacmanError, UsageError, machine_problem
 from pacman.execution import check_jobs, check_scheduler
@@ -29,7 +30,6 @@ from pacman.grading.options import (
     SuiteRequest,
 )
 from pacman.grading.similarity_report import add_similarity_flags, similarity_request
-from pacman.sandbox import untrusted
 from pacman.sandbox.config import ISOLATION_MODES, Limits
 from pacman.seeding import SECRET_VARIABLE, new_secret, read_secret
 

@@ -19,10 +19,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from pacman import untrusted
 from pacman.errors import AgentError, PacmanError, UsageError
 from pacman.game import describe
 from pacman.ghosts import GHOST_TYPES
-from pacman.sandbox import untrusted
 
 #: Modules named ``util`` and ``game`` for CS188 student files, used when nothing else provides them.
 SHIMS_DIR = Path(__file__).resolve().parent / "shims"

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pacman import untrusted
 from pacman.commandline import CommandParser
 from pacman.errors import AgentCrashed, PacmanError, UsageError
-from pacman.sandbox import untrusted
 
 __all__ = ["TreeOptions", "main", "parse_options", "start_state"]
 

@@ -11,6 +11,7 @@ from test_marks import play
 from test_searchtree import LECTURE_FIELDS
 
 from agents import GreedyAgent
+from pacman import untrusted
 from pacman.ghosts import RandomGhost
 from pacman.grade_cli import main, parse
 from pacman.grading.gradescope import gradescope_results
@@ -21,7 +22,6 @@ from pacman.grading.testcase import TestResult, worker_problem
 from pacman.grading.tree_report import DRAWN_CALLS, failure_data, report_name, report_page
 from pacman.layout import load_layout
 from pacman.records import game_record
-from pacman.sandbox import untrusted
 from pacman.sandbox.config import WorkerTimeout
 from pacman.state import GameState
 from pacman.view.html import embedded_data

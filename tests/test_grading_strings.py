@@ -25,8 +25,8 @@ from grading_submissions import (
     make_mini,
 )
 
+from pacman import untrusted
 from pacman.grading.report import PREFIX, format_test
-from pacman.sandbox import untrusted
 
 REPO = Path(__file__).resolve().parents[1]
 

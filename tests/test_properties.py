@@ -24,12 +24,13 @@ from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from agents.arguments import real_number, whole_number
+from pacman import untrusted
 from pacman.cli import main
 from pacman.errors import AgentError, LayoutError, UsageError
 from pacman.layout import parse_layout
 from pacman.loading import build_agent, find_class, parse_agent_args
 from pacman.mazegen import parse_spec
-from pacman.sandbox import protocol, untrusted
+from pacman.sandbox import protocol
 from pacman.state import GameState
 from pacman.testfile import TestFileError, parse_test_text
 from pacman.view.web import WebDisplay

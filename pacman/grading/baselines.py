@@ -18,10 +18,10 @@ import ast
 import os
 import re
 
+from pacman import untrusted
 from pacman.errors import UsageError
 from pacman.grading.options import GradingOptions
 from pacman.grading.submission import SubmissionTask
-from pacman.sandbox import untrusted
 from pacman.sandbox.staging import SubmissionError, read_submission
 from pacman.testfile import TestFileError, parse_test_text
 

@@ -18,6 +18,7 @@ import socket
 import sys
 from typing import Any, TextIO
 
+from pacman import untrusted
 from pacman.errors import UsageError
 from pacman.execution import (
     Interrupted,
@@ -30,7 +31,6 @@ from pacman.grading.options import GradingOptions
 from pacman.grading.similarity_report import SimilarityRequest, flag_similar
 from pacman.grading.submission import SubmissionTask, grade_submission
 from pacman.outputs import StreamedJsonList, StreamedLines, prepare_output_file
-from pacman.sandbox import untrusted
 from pacman.sandbox.cleanup import temporary_root
 from pacman.sandbox.staging import SubmissionError, read_submission
 

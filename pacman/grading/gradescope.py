@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, TextIO
 
+from pacman import untrusted
 from pacman.errors import PacmanError, UsageError
 from pacman.execution import interruption_handled
 from pacman.extras import DISTRIBUTION
@@ -36,7 +37,6 @@ from pacman.grading.bundle_safety import (
     stopped_by_signal_note,
 )
 from pacman.grading.options import HIDDEN_VISIBILITIES, GradingJob, GradingOptions
-from pacman.sandbox import untrusted
 from pacman.seeding import new_secret
 
 BUNDLE_FORMAT = "pacman-gradescope-bundle"

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pacman.sandbox import untrusted
+from pacman import untrusted
 
 COLUMNS = ("rank", "submission", "wins", "games", "mean_score", "crashes", "timeouts", "error")
 #: Added with --baseline-agents: whether the row is a fixed agent, and the ones it beats.

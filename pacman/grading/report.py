@@ -7,9 +7,9 @@ import os
 import time
 from typing import Any, TextIO
 
+from pacman import untrusted
 from pacman.grading.session import RunResult
 from pacman.grading.suite import Question, QuestionResult
-from pacman.sandbox import untrusted
 
 PREFIX = "***     "
 

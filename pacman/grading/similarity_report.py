@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
+from pacman import untrusted
 from pacman.errors import UsageError
 from pacman.grading.similarity import DEFAULT_THRESHOLD, Document, Pair, Token, compare
 from pacman.outputs import write_atomically
-from pacman.sandbox import untrusted
 from pacman.sandbox.staging import SubmissionError, read_submission
 
 #: The starter code looked for where --similarity-starter is not given: in the suite's folder.

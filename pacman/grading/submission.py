@@ -18,9 +18,9 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pacman import untrusted
 from pacman.errors import UsageError
 from pacman.grading.options import GradingJob, GradingOptions
-from pacman.sandbox import untrusted
 from pacman.sandbox.cleanup import remove_tree
 from pacman.sandbox.config import retried
 from pacman.sandbox.staging import (

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pacman import untrusted
 from pacman.errors import PacmanError
-from pacman.sandbox import untrusted
 
 __all__ = ["DRAWN_CALLS", "failure_data", "report_name", "report_page", "write_reports"]
 

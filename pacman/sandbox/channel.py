@@ -8,7 +8,8 @@ import threading
 import time
 from typing import Any, Protocol
 
-from pacman.sandbox import procfs, protocol, untrusted
+from pacman import untrusted
+from pacman.sandbox import procfs, protocol
 from pacman.sandbox.config import Limits, MachineBusy, WorkerDied, WorkerTimeout, backstop, seconds
 from pacman.sandbox.footprint import Footprint, OverLimit
 from pacman.sandbox.lifeline import Lifeline

@@ -11,7 +11,8 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from pacman.sandbox import protocol, untrusted
+from pacman import untrusted
+from pacman.sandbox import protocol
 from pacman.sandbox.config import (
     BUSY_SIGNS,
     Limits,

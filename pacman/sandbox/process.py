@@ -32,7 +32,8 @@ import tempfile
 import threading
 from typing import Any
 
-from pacman.sandbox import procfs, untrusted
+from pacman import untrusted
+from pacman.sandbox import procfs
 from pacman.sandbox.channel import CallChannel
 from pacman.sandbox.cleanup import remove_tree
 from pacman.sandbox.config import (

@@ -15,8 +15,9 @@ from __future__ import annotations
 import sys
 from typing import Any, Protocol
 
+from pacman import untrusted
 from pacman.errors import AgentError
-from pacman.sandbox import protocol, untrusted
+from pacman.sandbox import protocol
 from pacman.sandbox.config import SandboxError, WorkerDied, WorkerTimeout
 from pacman.sandbox.pool import WorkerPool
 from pacman.sandbox.process import WorkerProcess
