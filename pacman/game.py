@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from pacman import untrusted
 from pacman.agent import action_method, display_name, hook
 from pacman.errors import AgentCrashed, AgentError, IllegalActionError, PacmanError
 from pacman.marks import collect as collect_notes
@@ -157,7 +158,8 @@ def describe(error: BaseException) -> str:
         text = str(error)
     else:
         text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    return text + where(error)
+    # The agent's own words may hold newlines and terminal escapes: shown escaped, on one line.
+    return untrusted.line(text) + where(error)
 
 
 class Game:

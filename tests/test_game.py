@@ -107,6 +107,20 @@ def test_a_crashing_agent_ends_the_game_with_a_message_naming_it():
         game(Broken()).run()
 
 
+def test_an_agents_own_words_stay_on_one_line_in_its_crash():
+    """What an agent's exception says is its own: newlines and a terminal escape are shown
+    escaped, so the crash is one line wherever it is printed or kept."""
+
+    class Loud(Agent):
+        def get_action(self, state):
+            raise ValueError("first\nsecond\x1b[31m")
+
+    result = game(Loud(), catch_exceptions=True).run()
+    assert result.crash.startswith(
+        "Pac-Man (Loud) crashed on move 1: ValueError: first\\x0asecond\\x1b[31m at test_game.py:"
+    )
+
+
 class ScriptedLink:
     """A remote agent's link to no worker: each move's reply is the next of ``replies``."""
 
