@@ -428,7 +428,7 @@ class _Games:
                     batch(spec, self.count),
                     jobs=self.options.jobs,
                     scheduler=self.options.scheduler,
-                    observers=[self.watching(index) for index in range(self.count)],
+                    observers=self.watchers(),
                     progress=self.progress,
                 ):
                     if index < self.training:
@@ -455,6 +455,14 @@ class _Games:
                     self.show(ready)
                 self.close()
         return code
+
+    def watchers(self) -> list[list[Any]]:
+        """Each game's watchers; none at all where nobody watches (a long batch keeps no list
+        of empty lists)."""
+        options = self.options
+        if self.display is None and not (options.gif or options.frames or options.html):
+            return []
+        return [self.watching(index) for index in range(self.count)]
 
     def watching(self, index: int) -> list[Any]:
         """Who watches game ``index``: the display and the game's own recorders (made before
